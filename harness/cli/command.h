@@ -1,0 +1,30 @@
+// Subcommands register themselves: each cmd_<name>.cpp defines one Command and a static
+// Registrar, so adding a command touches no central list.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace wmb::cli {
+
+struct Command {
+  int order;  // position in --help
+  // Adds the subcommand to `app`; the callback stores the exit code in `exit_code`.
+  std::function<void(CLI::App& app, int& exit_code)> add;
+};
+
+std::vector<Command>& registry();
+
+struct Registrar {
+  explicit Registrar(Command c) { registry().push_back(std::move(c)); }
+};
+
+// Exit codes shared by the subcommands.
+constexpr int kExitOk = 0;
+constexpr int kExitFail = 1;
+constexpr int kExitUsage = 2;
+
+}  // namespace wmb::cli

@@ -1,0 +1,38 @@
+// wmbench: the measuring parent. Links no libtorch; the fill child is wmbench-fill.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "build_info.h"
+#include "cli/command.h"
+
+namespace wmb::cli {
+std::vector<Command>& registry() {
+  static std::vector<Command> r;
+  return r;
+}
+}  // namespace wmb::cli
+
+int main(int argc, char** argv) {
+  using namespace wmb::cli;
+  CLI::App app{"wmbench: how PyTorch's MPS memory limits really behave (watermark matrix, guard, reports)"};
+  app.set_version_flag("--version", std::string(WMBENCH_VERSION) + " (" WMBENCH_GIT_REV ")");
+  app.require_subcommand(0, 1);
+  int exit_code = kExitOk;
+  auto& cmds = registry();
+  std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.order < b.order; });
+  for (auto& c : cmds) c.add(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  if (app.get_subcommands().empty()) {
+    // No subcommand: `wmbench` alone is the main job, like `wmbench run`.
+    std::fputs(app.help().c_str(), stdout);
+    return kExitUsage;
+  }
+  return exit_code;
+}

@@ -1,0 +1,42 @@
+// One device the fill child can fill: cpu, cuda, mps (Apple only) or mps-model.
+// Only wmbench-fill (which links libtorch) includes this header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <ATen/ATen.h>
+
+namespace wmb::fill {
+
+enum class DataKind { Random, Ones, Zeros };
+
+struct DeviceStats {
+  std::optional<uint64_t> allocated;  // bytes the allocator holds for tensors (MPS current_allocated_memory, CUDA allocated_bytes)
+  std::optional<uint64_t> driver;     // bytes the driver counts (MPS driver_allocated_memory, CUDA reserved_bytes)
+};
+
+class FillDevice {
+ public:
+  virtual ~FillDevice() = default;
+  virtual std::string name() const = 0;  // as recorded in results: "cpu", "cuda", "mps", "mps-model"
+  // Allocates one tensor of exactly `bytes` bytes filled with `data`, generated on the device.
+  // Throws c10::Error (as PyTorch does) when the allocation is refused.
+  virtual at::Tensor allocate(uint64_t bytes, DataKind data) = 0;
+  virtual DeviceStats stats() = 0;
+  // MTLDevice.recommendedMaxWorkingSetSize on MPS (and the model); total memory on CUDA; none on cpu.
+  virtual std::optional<uint64_t> recommended_max() = 0;
+  virtual void empty_cache() {}
+  virtual void synchronize() {}
+  // The at::Device tensors live on (CPU for cpu and mps-model).
+  virtual at::Device torch_device() const = 0;
+  // Called when a tensor obtained from allocate() is released (the model tracks its driver count).
+  virtual void on_release(uint64_t /*bytes*/) {}
+};
+
+// Defined in device_mps.cpp, which is compiled only on Apple platforms.
+std::unique_ptr<FillDevice> make_mps_device();
+
+}  // namespace wmb::fill

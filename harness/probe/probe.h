@@ -1,0 +1,53 @@
+// What the guard and the sampler read about memory, behind one interface so that the policy can
+// be driven by fakes in unit tests.
+//
+// Platform files: probe_linux.cpp (/proc/meminfo, /proc/PID/status, memory cgroups v1/v2) and
+// probe_macos.cpp (sysctl vm.swapusage, kern.memorystatus_level, hw.memsize, proc_pid_rusage,
+// host_statistics64) - the latter is compiled and run only on macOS.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace wmb {
+
+struct SystemMemory {
+  uint64_t ram_total = 0;        // bytes of physical RAM
+  uint64_t swap_total = 0;       // bytes
+  uint64_t swap_used = 0;        // bytes
+  double level = 0;              // percent of memory available (MemAvailable/MemTotal; macOS kern.memorystatus_level)
+  std::optional<int> pressure;   // macOS kern.memorystatus_vm_pressure_level: 1 normal, 2 warn, 4 critical
+  std::optional<uint64_t> swapins;   // pages swapped in since boot, where known
+  std::optional<uint64_t> swapouts;  // pages swapped out since boot, where known
+};
+
+struct ProcessMemory {
+  uint64_t footprint = 0;                 // bytes: macOS phys_footprint; Linux RSS + swapped out (VmRSS + VmSwap)
+  std::optional<uint64_t> rss;            // resident bytes, where known
+  std::optional<uint64_t> swap;           // bytes of the process in swap, where known
+  std::optional<uint64_t> cgroup_usage;   // the sandbox cgroup's memory usage, when the child runs in one
+  std::optional<uint64_t> cgroup_swap;    // the sandbox cgroup's swap usage, when known
+};
+
+// Thrown when a probe cannot read what it must (the guard treats it as "stop the child").
+struct ProbeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class MemoryProbe {
+ public:
+  virtual ~MemoryProbe() = default;
+  virtual SystemMemory system() = 0;                 // throws ProbeError
+  // `pid` is the child; `cgroup_dir` the sandbox cgroup's folder ("" when none).
+  virtual ProcessMemory process(pid_t pid, const std::string& cgroup_dir) = 0;  // throws ProbeError
+  virtual std::string name() const = 0;              // "linux-procfs", "macos-sysctl"
+};
+
+// The real probe of this platform.
+std::unique_ptr<MemoryProbe> make_platform_probe();
+
+}  // namespace wmb
