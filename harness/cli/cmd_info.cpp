@@ -1,0 +1,126 @@
+// wmbench info [--device D] [--json]: this machine, its torch, and the limit each setting of the
+// default scenario gives, before any long run.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "common/platform.h"
+#include "common/units.h"
+#include "mpsmodel/macos_memory.h"
+#include "mpsmodel/watermark.h"
+#include "probe/probe.h"
+#include "runner/child_info.h"
+#include "runner/runner.h"
+#include "sandbox/sandbox.h"
+#include "scenario/scenario.h"
+
+namespace wmb::cli {
+namespace {
+
+int info_command(std::string device, bool json_out) {
+#ifdef __APPLE__
+  if (device.empty()) device = "mps";
+#else
+  if (device.empty()) device = "cpu";
+#endif
+  const MachineFacts f = machine_facts();
+  nlohmann::json j = {{"os", f.os}, {"os_version", f.os_version}, {"chip", f.chip}, {"ram_bytes", f.ram_bytes},
+                      {"cpus", f.cpus}, {"device", device}};
+  auto probe = make_platform_probe();
+  try {
+    auto m = probe->system();
+    j["swap_total_bytes"] = m.swap_total;
+    j["swap_used_bytes"] = m.swap_used;
+    j["free_level_pct"] = m.level;
+    if (m.pressure) j["pressure_level"] = *m.pressure;
+  } catch (const ProbeError& e) {
+    j["probe_error"] = e.what();
+  }
+  const SandboxSupport sup = sandbox_support(true);
+  j["sandbox"] = sup.ok ? nlohmann::json(sup.kind) : nlohmann::json("unavailable: " + sup.why_not);
+  std::string herr;
+  const std::string fill = find_fill("");
+  auto hello = fetch_child_hello(fill, device, &herr);
+  std::optional<uint64_t> rec;
+  if (hello) {
+    j["torch_version"] = hello->value("torch_version", "");
+    j["torch_library"] = hello->value("torch_library", nlohmann::json(nullptr));
+    if ((*hello).contains("recommended_max_bytes") && (*hello)["recommended_max_bytes"].is_number())
+      rec = (*hello)["recommended_max_bytes"].get<uint64_t>();
+  } else {
+    j["torch_error"] = fmt::format("{} --device {}: {}", fill, device, herr);
+  }
+  bool modelled = false;
+  if (!rec) {
+    rec = mpsmodel::recommended_max_for_ram(f.ram_bytes);
+    modelled = true;
+  }
+  j["recommended_max_bytes"] = *rec;
+  j["recommended_max_source"] = modelled ? "estimated from RAM (macos_memory.h), not read from MPS" : "read from the device";
+  // Limits of the default scenario's settings.
+  nlohmann::json settings = nlohmann::json::array();
+  std::vector<std::string> warnings;
+  const std::string path = find_repo_file("scenarios/mps-watermark.json");
+  if (!path.empty()) {
+    try {
+      Scenario s = load_scenario(path, warnings);
+      for (const auto& c : s.matrix) {
+        auto cfg = mpsmodel::read_watermark_config_from_map(c.env);
+        nlohmann::json row = {{"label", c.label}, {"env", c.env}};
+        if (auto e = mpsmodel::validate(cfg)) {
+          row["refused"] = *e;
+        } else {
+          auto lim = mpsmodel::compute_limits(cfg, *rec);
+          row["max_allowed_bytes"] = lim.limited() ? nlohmann::json(lim.max_allowed) : nlohmann::json(nullptr);
+          row["above_ram"] = !lim.limited() || lim.max_allowed > f.ram_bytes;
+        }
+        settings.push_back(row);
+      }
+    } catch (const ScenarioError& e) {
+      j["scenario_error"] = e.what();
+    }
+  }
+  j["settings"] = settings;
+  if (json_out) {
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("machine      {} {} ({}), {} CPUs\n", f.os, f.os_version, f.chip, f.cpus);
+  std::cout << fmt::format("RAM          {}\n", format_size(f.ram_bytes));
+  if (j.contains("swap_total_bytes"))
+    std::cout << fmt::format("swap         {} used of {}; free level {:.1f} %\n", format_size(j["swap_used_bytes"]),
+                             format_size(j["swap_total_bytes"]), j["free_level_pct"].get<double>());
+  std::cout << fmt::format("sandbox      {}\n", j["sandbox"].get<std::string>());
+  if (hello)
+    std::cout << fmt::format("torch        {} ({})\n", j["torch_version"].get<std::string>(),
+                             j["torch_library"].is_string() ? j["torch_library"].get<std::string>() : "library path unknown");
+  else
+    std::cout << fmt::format("torch        not reachable: {}\n", j["torch_error"].get<std::string>());
+  std::cout << fmt::format("recommended  {} ({})\n", format_size(*rec), j["recommended_max_source"].get<std::string>());
+  if (!settings.empty()) {
+    std::cout << "\nLimits of scenarios/mps-watermark.json on this machine:\n";
+    for (const auto& r : settings) {
+      std::string what;
+      if (r.contains("refused")) what = "refused by PyTorch: " + r["refused"].get<std::string>();
+      else if (r["max_allowed_bytes"].is_null()) what = "no limit (PyTorch never stops it; swap will)";
+      else
+        what = fmt::format("max allowed {}{}", format_size(r["max_allowed_bytes"].get<uint64_t>()),
+                           r["above_ram"].get<bool>() ? "  (above RAM: expect swap before any error)" : "");
+      std::cout << fmt::format("  {:<20} {}\n", r["label"].get<std::string>(), what);
+    }
+  }
+  return kExitOk;
+}
+
+Registrar reg{Command{70, [](CLI::App& app, int& exit_code) {
+  auto device = std::make_shared<std::string>();
+  auto json_out = std::make_shared<bool>(false);
+  auto* c = app.add_subcommand("info", "This machine, its torch, and the limit each default setting gives");
+  c->add_option("--device", *device, "Device to ask wmbench-fill about (mps on a Mac, cpu elsewhere)");
+  c->add_flag("--json", *json_out, "One JSON object");
+  c->callback([device, json_out, &exit_code] { exit_code = info_command(*device, *json_out); });
+}}};
+
+}  // namespace
+}  // namespace wmb::cli

@@ -1,0 +1,12 @@
+// SIGINT/SIGTERM/SIGHUP to the parent: remembered, and announced on a self-pipe so that a
+// poll() loop wakes at once. The loop then stops the child, writes what it has, and the program
+// exits 128+N.
+#pragma once
+
+namespace wmb {
+
+void install_interrupt_handlers();
+int interrupt_signal();   // 0 when none arrived
+int interrupt_fd();       // readable once a signal arrived (-1 before install)
+
+}  // namespace wmb

@@ -1,0 +1,58 @@
+// Watches one running child: reads its JSON lines (when it speaks the fill protocol), checks the
+// guard policy every check_interval, writes a trace sample every interval, enforces the timeout
+// and reacts to SIGINT/SIGTERM/SIGHUP of the parent. Stops the child's whole process group.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "guard/policy.h"
+#include "probe/probe.h"
+#include "spawn/process.h"
+#include "trace/trace_writer.h"
+
+namespace wmb {
+
+enum class Stopper { None, Guard, Timeout, Interrupted };
+
+struct SuperviseOptions {
+  GuardConfig guard;
+  bool guard_enabled = true;
+  double sample_interval = 0.5;
+  double timeout = 0;        // seconds; 0 = none
+  double grace = 5;
+  std::string cgroup_dir;    // sandbox cgroup, for the probe
+  TraceWriter* trace = nullptr;
+  // Each JSON line of the child (stdout_fd of the child). Malformed lines go to on_bad_line.
+  std::function<void(const nlohmann::json&, double t)> on_message;
+  std::function<void(const std::string&)> on_bad_line;
+  // Called about every 0.5 s for a progress line.
+  std::function<void(double t)> on_tick;
+  // Extra fields for each trace sample (held bytes etc., from the child's messages).
+  std::function<void(nlohmann::json& sample)> decorate_sample;
+};
+
+struct SuperviseResult {
+  Stopper stopper = Stopper::None;
+  std::string reason;          // why we stopped it
+  int interrupt_signal = 0;    // when Interrupted
+  ExitStatus status;
+  bool killed = false;         // SIGKILL was needed after the grace
+  double duration = 0;         // seconds from start to gone
+  double stop_latency = 0;     // seconds from the stop decision to the child gone
+  uint64_t swap_before = 0, swap_after = 0, swap_peak = 0;
+  uint64_t peak_footprint = 0;
+  std::optional<uint64_t> peak_cgroup_usage;
+  std::string probe_error;     // the first probe failure, if any
+};
+
+SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, MemoryProbe& probe, Clock& clock,
+                          uint64_t swap_before);
+
+}  // namespace wmb

@@ -1,0 +1,113 @@
+// table.md in the write-up's shape: setting | who stopped | tensors held | swap during the run |
+// max allowed (plus the peak footprint the parent sampled). Repeats of one setting share a row:
+// median (min-max) held memory and the stop reasons counted ("guard x3").
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common/units.h"
+#include "results/report.h"
+
+namespace wmb {
+namespace {
+
+std::string gib(uint64_t b) { return fmt::format("{:.2f} GiB", static_cast<double>(b) / GiB); }
+
+std::string swap_cell(const RunRecord& r) {
+  const int64_t delta = static_cast<int64_t>(r.swap_after_bytes) - static_cast<int64_t>(r.swap_before_bytes);
+  const uint64_t grow_peak = r.swap_peak_bytes > r.swap_before_bytes ? r.swap_peak_bytes - r.swap_before_bytes : 0;
+  if (grow_peak < MiB && std::llabs(delta) < static_cast<int64_t>(MiB))
+    return fmt::format("no change ({})", gib(r.swap_before_bytes));
+  return fmt::format("{} -> {} ({}{:.2f} GiB)", gib(r.swap_before_bytes), gib(r.swap_after_bytes), delta >= 0 ? "+" : "-",
+                     static_cast<double>(std::llabs(delta)) / GiB);
+}
+
+std::string who_cell(const RunRecord& r) {
+  if (r.stopped_by == "pytorch" && r.max_allowed_bytes)
+    return fmt::format("PyTorch, max allowed {}", gib(*r.max_allowed_bytes));
+  if (r.stopped_by == "pytorch") return "PyTorch";
+  if (r.stopped_by == "config") {
+    std::string t = r.error_text.value_or(r.detail);
+    t = t.substr(0, t.find('\n'));
+    if (t.size() > 80) t = t.substr(0, 77) + "...";
+    return fmt::format("config: {}", t);
+  }
+  return r.stopped_by;
+}
+
+uint64_t median(std::vector<uint64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+class TableMd : public Exporter {
+ public:
+  std::string file_name() const override { return "table.md"; }
+  std::string render(const Report& r) const override {
+    std::string out;
+    const std::string name = r.scenario.value("name", "wmbench");
+    out += fmt::format("# {}\n\n", name);
+    const auto& m = r.machine;
+    auto num = [&](const char* k) -> std::optional<uint64_t> {
+      if (m.contains(k) && m[k].is_number()) return m[k].get<uint64_t>();
+      return std::nullopt;
+    };
+    out += fmt::format("Device `{}` on {} ({} RAM{}), torch {}, {}.\n",
+                       m.value("device", r.scenario.value("device", "?")), m.value("chip", "?"),
+                       num("ram_bytes") ? gib(*num("ram_bytes")) : "?",
+                       num("recommended_max_bytes") ? ", recommended max " + gib(*num("recommended_max_bytes")) : "",
+                       m.value("torch_version", "?"), m.value("started_utc", "?"));
+    if (m.contains("sandbox") && m["sandbox"].is_object())
+      out += fmt::format("Runs in a Linux memory sandbox of {} ({}).\n",
+                         gib(m["sandbox"].value("ram_limit_bytes", uint64_t{0})), m["sandbox"].value("kind", ""));
+    if (m.contains("model") && m["model"].is_object())
+      out += fmt::format("**This is a model of a Mac** (device mps-model): {}\n", m["model"].value("note", ""));
+    out += "\n| setting | who stopped | tensors held | swap during the run | max allowed | peak footprint |\n";
+    out += "|---|---|---|---|---|---|\n";
+    // Group by label, in order of first appearance.
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const RunRecord*>> groups;
+    for (const auto& run : r.runs) {
+      if (!groups.count(run.label)) order.push_back(run.label);
+      groups[run.label].push_back(&run);
+    }
+    for (const auto& label : order) {
+      const auto& g = groups[label];
+      const RunRecord& first = *g.front();
+      std::string setting = fmt::format("`{}` ({})", label, describe_env(first.env));
+      if (g.size() == 1) {
+        out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", setting, who_cell(first), gib(first.held_bytes),
+                           swap_cell(first), first.max_allowed_bytes ? gib(*first.max_allowed_bytes) : "-",
+                           first.peak_footprint_bytes ? gib(*first.peak_footprint_bytes) : "-");
+        continue;
+      }
+      std::map<std::string, int> who;
+      std::vector<uint64_t> held, grow, foot;
+      std::optional<uint64_t> maxa;
+      for (const auto* run : g) {
+        who[who_cell(*run)]++;
+        held.push_back(run->held_bytes);
+        grow.push_back(run->swap_after_bytes > run->swap_before_bytes ? run->swap_after_bytes - run->swap_before_bytes : 0);
+        if (run->peak_footprint_bytes) foot.push_back(*run->peak_footprint_bytes);
+        if (run->max_allowed_bytes) maxa = run->max_allowed_bytes;
+      }
+      std::string who_s;
+      for (const auto& [w, n] : who) who_s += fmt::format("{}{} x{}", who_s.empty() ? "" : ", ", w, n);
+      const auto [mn, mx] = std::minmax_element(held.begin(), held.end());
+      out += fmt::format("| {} | {} | {} ({} - {}), {} runs | median +{} | {} | {} |\n", setting, who_s, gib(median(held)),
+                         gib(*mn), gib(*mx), g.size(), gib(median(grow)), maxa ? gib(*maxa) : "-",
+                         foot.empty() ? "-" : gib(median(foot)));
+    }
+    for (const auto& n : r.not_run)
+      out += fmt::format("| `{}` (repeat {}) | not run: {} | - | - | - | - |\n", n.label, n.repeat, n.why);
+    out += "\nHeld = bytes of tensors the fill child held when it stopped. Swap = the system's swap used before -> after the run.\n";
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Exporter> make_table_exporter() { return std::make_unique<TableMd>(); }
+
+}  // namespace wmb

@@ -1,0 +1,52 @@
+// One run's record (runs/<NN>-<label>.json and an entry of summary.json's "runs").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wmb {
+
+struct RunRecord {
+  int index = 0;
+  std::string label;
+  int repeat = 1;
+  std::map<std::string, std::string> env;
+  std::string device;
+  std::string stopped_by;
+  std::string detail;
+  std::optional<std::string> error_text;
+  nlohmann::json error;  // parsed error or null
+  uint64_t held_bytes = 0;
+  int steps = 0;
+  uint64_t step_bytes = 0;
+  std::optional<uint64_t> cap_bytes;
+  std::optional<uint64_t> max_allowed_bytes;
+  std::optional<uint64_t> allocated_bytes;
+  std::optional<uint64_t> driver_bytes;
+  std::optional<uint64_t> recommended_max_bytes;
+  uint64_t swap_before_bytes = 0, swap_after_bytes = 0, swap_peak_bytes = 0;
+  std::optional<uint64_t> peak_footprint_bytes;
+  std::optional<uint64_t> peak_sandbox_bytes;
+  std::string started_utc, ended_utc;
+  double duration_s = 0;
+  double wait_s = 0;             // waiting for free memory before the start
+  std::optional<double> stop_latency_s;  // stop decided -> child gone
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  std::string trace;             // relative path
+  std::string torch_version;
+  nlohmann::json stages = nullptr;  // program "offload": the stage lines
+  std::vector<std::string> warnings;
+
+  std::string file_stem() const;  // "01-default"
+};
+
+nlohmann::json to_json(const RunRecord& r);
+RunRecord run_from_json(const nlohmann::json& j);  // tolerant of missing keys
+
+}  // namespace wmb

@@ -1,0 +1,50 @@
+// Linux memory sandbox (--ram-limit SIZE): the child runs in a fresh memory cgroup limited to
+// SIZE, so past SIZE it swaps, as a Mac does past its RAM. cgroup v2 (memory.max) or v1
+// (memory.limit_in_bytes). Needs root (or a delegated cgroup) and some swap; without them
+// `check()` says plainly what is missing. The cgroup is removed when the Sandbox is destroyed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace wmb {
+
+struct SandboxError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct SandboxSupport {
+  bool ok = false;
+  std::string why_not;     // what is missing, in words
+  std::string kind;        // "cgroup-v2" | "cgroup-v1"
+  std::string parent_dir;  // where sandboxes are made
+};
+
+// Can a sandbox be made here? (cgroup with memory controller, writable, and swap present.)
+SandboxSupport sandbox_support(bool need_swap = true);
+
+class Sandbox {
+ public:
+  // Makes <parent>/wmbench-<pid>-<n> limited to `limit` bytes. Throws SandboxError.
+  Sandbox(uint64_t limit, const std::string& name_hint);
+  ~Sandbox();
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  std::string procs_file() const { return dir_ + "/cgroup.procs"; }
+  const std::string& kind() const { return kind_; }
+  uint64_t limit() const { return limit_; }
+  // Peak usage the kernel recorded (v1 memory.max_usage_in_bytes, v2 memory.peak), if any.
+  std::optional<uint64_t> peak_usage() const;
+  // Removes the cgroup (kills stragglers first). Idempotent; returns an error text or "".
+  std::string remove();
+
+ private:
+  std::string dir_, kind_;
+  uint64_t limit_;
+};
+
+}  // namespace wmb

@@ -1,0 +1,321 @@
+#include "scenario/scenario.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace wmb {
+
+const std::vector<std::string> kDevices = {"mps", "cuda", "cpu", "mps-model"};
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {"name",    "description", "device", "step",  "min_steps",
+                                           "data",    "cap",         "timeout", "repeats", "guard",
+                                           "program", "offload_size", "matrix", "$comment"};
+const std::vector<std::string> kGuardKeys = {"swap_budget", "wait_free", "kill_free", "interval",
+                                             "check_interval", "wait_free_timeout", "grace"};
+const std::vector<std::string> kCellKeys = {"label", "env", "$comment"};
+const std::vector<std::string> kData = {"random", "ones", "zeros"};
+const std::vector<std::string> kPrograms = {"fill", "offload"};
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+class Validator {
+ public:
+  explicit Validator(std::string source) : src_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& msg) const {
+    throw ScenarioError(fmt::format("{}: key \"{}\": {}", src_, key, msg));
+  }
+
+  static std::string show(const nlohmann::json& v) {
+    std::string s = v.dump();
+    if (s.size() > 80) s = s.substr(0, 77) + "...";
+    return s;
+  }
+
+  void check_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed, const std::string& where) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
+      std::string hint = did_you_mean(it.key(), allowed);
+      const std::string key = where.empty() ? it.key() : where + "." + it.key();
+      fail(key, fmt::format("unknown key{}; allowed keys: {}",
+                            hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint), join(allowed)));
+    }
+  }
+
+  std::string str(const nlohmann::json& obj, const std::string& key, const std::string& path, bool required) const {
+    if (!obj.contains(key)) {
+      if (required) fail(path, "missing; it is required");
+      return "";
+    }
+    const auto& v = obj.at(key);
+    if (!v.is_string()) fail(path, fmt::format("value {} is a {}; expected a string", show(v), v.type_name()));
+    return v.get<std::string>();
+  }
+
+  std::string choice(const nlohmann::json& obj, const std::string& key, const std::string& path,
+                     const std::vector<std::string>& allowed, const std::string& dflt) const {
+    if (!obj.contains(key)) return dflt;
+    std::string s = str(obj, key, path, true);
+    if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
+      std::string hint = did_you_mean(s, allowed);
+      fail(path, fmt::format("value \"{}\" is not allowed{}; allowed: {}", s,
+                             hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint), join(allowed)));
+    }
+    return s;
+  }
+
+  SizeExpr size(const nlohmann::json& v, const std::string& path) const {
+    if (!v.is_string())
+      fail(path, fmt::format("value {} is a {}; expected a size string such as \"512MiB\", \"2GiB\" or \"95%RAM\"",
+                             show(v), v.type_name()));
+    try {
+      return parse_size_expr(v.get<std::string>());
+    } catch (const UnitError& e) {
+      fail(path, e.what());
+    }
+  }
+
+  double duration(const nlohmann::json& v, const std::string& path) const {
+    if (v.is_number()) {
+      double d = v.get<double>();
+      if (!(d > 0)) fail(path, fmt::format("value {} must be > 0 seconds", show(v)));
+      return d;
+    }
+    if (!v.is_string()) fail(path, fmt::format("value {} is a {}; expected a duration such as \"30s\" or \"10m\"", show(v), v.type_name()));
+    try {
+      return parse_duration(v.get<std::string>());
+    } catch (const UnitError& e) {
+      fail(path, e.what());
+    }
+  }
+
+  double percent(const nlohmann::json& v, const std::string& path) const {
+    if (!v.is_number()) fail(path, fmt::format("value {} is a {}; expected a number of percent from 0 to 100", show(v), v.type_name()));
+    double d = v.get<double>();
+    if (d < 0 || d > 100) fail(path, fmt::format("value {} is outside 0..100 (percent)", show(v)));
+    return d;
+  }
+
+  int integer(const nlohmann::json& v, const std::string& path, int lo, int hi) const {
+    if (!v.is_number_integer())
+      fail(path, fmt::format("value {} is a {}; expected a whole number from {} to {}", show(v), v.type_name(), lo, hi));
+    auto i = v.get<int64_t>();
+    if (i < lo || i > hi) fail(path, fmt::format("value {} is outside {}..{}", i, lo, hi));
+    return static_cast<int>(i);
+  }
+
+ private:
+  std::string src_;
+};
+
+// Line and column of a byte offset, 1-based.
+std::pair<size_t, size_t> line_col(const std::string& text, size_t offset) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < text.size() && i + 1 < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+bool is_ratio_var(const std::string& k) {
+  return k == "PYTORCH_MPS_HIGH_WATERMARK_RATIO" || k == "PYTORCH_MPS_LOW_WATERMARK_RATIO";
+}
+
+}  // namespace
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = 4;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string label_problem(const std::string& label) {
+  if (label.empty()) return "is empty";
+  if (label.size() > 64) return "is longer than 64 characters";
+  if (label == "." || label == "..") return "is \".\" or \"..\"";
+  for (unsigned char c : label) {
+    if (c == '/' || c == '\\') return "contains a path separator";
+    if (c < 0x20 || c == 0x7f) return "contains a control character";
+    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == '+'))
+      return fmt::format("contains '{}'", static_cast<char>(c));
+  }
+  if (label.find("..") != std::string::npos) return "contains \"..\"";
+  return "";
+}
+
+void check_cell_env(const Cell& cell, const std::string& where, std::vector<std::string>& warnings) {
+  std::optional<double> high, low;
+  for (const auto& [k, v] : cell.env) {
+    if (!is_ratio_var(k)) continue;
+    // PyTorch reads these with strtod and no end-pointer check: the leading number counts,
+    // and text with no leading number reads as 0.0.
+    const char* s = v.c_str();
+    char* end = nullptr;
+    double d = std::strtod(s, &end);
+    if (end == s || *end != '\0')
+      warnings.push_back(fmt::format("{}: {}=\"{}\" is not a plain number; PyTorch reads it with strtod as {}{}",
+                                     where, k, v, d,
+                                     (k.find("HIGH") != std::string::npos && d == 0.0) ? " (no upper limit)" : ""));
+    (k.find("HIGH") != std::string::npos ? high : low) = d;
+  }
+  // LOW defaults to 1.4 on Apple silicon and may not exceed HIGH (unless HIGH is 0.0).
+  const double h = high.value_or(1.7), l = low.value_or(1.4);
+  if (h != 0.0 && l > h)
+    warnings.push_back(fmt::format(
+        "{}: LOW {}{} exceeds HIGH {}; PyTorch will refuse it at the first allocation "
+        "(\"invalid low watermark ratio {}\") and the run will be recorded as stopped by config",
+        where, l, low ? "" : " (the default)", h, l));
+}
+
+Scenario parse_scenario(const std::string& text, const std::string& source, std::vector<std::string>& warnings) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/false);
+  } catch (const nlohmann::json::parse_error& e) {
+    auto [line, col] = line_col(text, e.byte);
+    std::string what = e.what();
+    auto pos = what.find("parse error");
+    throw ScenarioError(fmt::format("{}:{}:{}: malformed JSON: {}", source, line, col,
+                                    pos == std::string::npos ? what : what.substr(pos)));
+  }
+  Validator val(source);
+  if (!j.is_object()) throw ScenarioError(fmt::format("{}: the scenario must be a JSON object, not {}", source, j.type_name()));
+  val.check_keys(j, kTopKeys, "");
+
+  Scenario s;
+  s.source = source;
+  s.name = val.str(j, "name", "name", true);
+  if (auto p = label_problem(s.name); !p.empty())
+    val.fail("name", fmt::format("value \"{}\" {}; names become folder names: use letters, digits, '.', '_', '-', '+'", s.name, p));
+  s.description = val.str(j, "description", "description", false);
+  if (!j.contains("device")) val.fail("device", fmt::format("missing; it is required (one of {})", join(kDevices)));
+  s.device = val.choice(j, "device", "device", kDevices, "");
+  s.data = val.choice(j, "data", "data", kData, "random");
+  s.program = val.choice(j, "program", "program", kPrograms, "fill");
+  if (j.contains("step")) s.step = val.size(j["step"], "step");
+  if (j.contains("min_steps")) s.min_steps = val.integer(j["min_steps"], "min_steps", 0, 100000);
+  if (j.contains("cap") && !j["cap"].is_null()) s.cap = val.size(j["cap"], "cap");
+  if (j.contains("offload_size")) s.offload_size = val.size(j["offload_size"], "offload_size");
+  if (s.program == "offload" && !s.offload_size) val.fail("offload_size", "missing; program \"offload\" needs it (e.g. \"4GiB\")");
+  if (j.contains("timeout")) s.timeout = val.duration(j["timeout"], "timeout");
+  if (j.contains("repeats")) s.repeats = val.integer(j["repeats"], "repeats", 1, 1000);
+
+  if (j.contains("guard")) {
+    const auto& g = j["guard"];
+    if (!g.is_object()) val.fail("guard", fmt::format("value {} is a {}; expected an object", Validator::show(g), g.type_name()));
+    val.check_keys(g, kGuardKeys, "guard");
+    if (g.contains("swap_budget")) s.guard.swap_budget = val.size(g["swap_budget"], "guard.swap_budget");
+    if (g.contains("wait_free")) s.guard.wait_free = val.percent(g["wait_free"], "guard.wait_free");
+    if (g.contains("kill_free")) s.guard.kill_free = val.percent(g["kill_free"], "guard.kill_free");
+    if (g.contains("interval")) s.guard.interval = val.duration(g["interval"], "guard.interval");
+    if (g.contains("check_interval")) s.guard.check_interval = val.duration(g["check_interval"], "guard.check_interval");
+    if (g.contains("wait_free_timeout")) s.guard.wait_free_timeout = val.duration(g["wait_free_timeout"], "guard.wait_free_timeout");
+    if (g.contains("grace")) s.guard.grace = val.duration(g["grace"], "guard.grace");
+  }
+
+  if (!j.contains("matrix")) val.fail("matrix", "missing; it is required (a list of {\"label\": ..., \"env\": {...}})");
+  const auto& m = j["matrix"];
+  if (!m.is_array()) val.fail("matrix", fmt::format("value {} is a {}; expected a list of cells", Validator::show(m), m.type_name()));
+  if (m.empty()) val.fail("matrix", "is empty; give at least one cell ({\"label\": \"default\", \"env\": {}})");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < m.size(); ++i) {
+    const std::string where = fmt::format("matrix[{}]", i);
+    const auto& c = m[i];
+    if (!c.is_object()) val.fail(where, fmt::format("value {} is a {}; expected {{\"label\": ..., \"env\": {{...}}}}", Validator::show(c), c.type_name()));
+    val.check_keys(c, kCellKeys, where);
+    Cell cell;
+    cell.label = val.str(c, "label", where + ".label", true);
+    if (auto p = label_problem(cell.label); !p.empty())
+      val.fail(where + ".label", fmt::format("value \"{}\" {}; labels become file names: use 1-64 letters, digits, '.', '_', '-', '+'", cell.label, p));
+    if (!seen.insert(cell.label).second) val.fail(where + ".label", fmt::format("value \"{}\" is a duplicate; labels must be unique", cell.label));
+    if (c.contains("env")) {
+      const auto& e = c["env"];
+      if (!e.is_object()) val.fail(where + ".env", fmt::format("value {} is a {}; expected an object of variable: \"value\"", Validator::show(e), e.type_name()));
+      for (auto it = e.begin(); it != e.end(); ++it) {
+        const std::string kp = where + ".env." + it.key();
+        if (it.key().empty() || it.key().find('=') != std::string::npos)
+          val.fail(kp, "is not a valid environment variable name");
+        if (!it.value().is_string())
+          val.fail(kp, fmt::format("value {} is a {}; environment values are strings, passed verbatim (write \"0.8\", not 0.8)",
+                                   Validator::show(it.value()), it.value().type_name()));
+        cell.env[it.key()] = it.value().get<std::string>();
+      }
+    }
+    check_cell_env(cell, fmt::format("{}: {} (\"{}\")", source, where, cell.label), warnings);
+    s.matrix.push_back(std::move(cell));
+  }
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, std::vector<std::string>& warnings) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(fmt::format("{}: cannot open the scenario file: {}", path, std::strerror(errno)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_scenario(ss.str(), path, warnings);
+}
+
+nlohmann::json to_json(const Scenario& s) {
+  nlohmann::json matrix = nlohmann::json::array();
+  for (const auto& c : s.matrix) matrix.push_back({{"label", c.label}, {"env", c.env}});
+  nlohmann::json j = {
+      {"name", s.name},
+      {"description", s.description},
+      {"device", s.device},
+      {"program", s.program},
+      {"step", s.step.text},
+      {"min_steps", s.min_steps},
+      {"data", s.data},
+      {"cap", s.cap ? nlohmann::json(s.cap->text) : nlohmann::json(nullptr)},
+      {"timeout", s.timeout},
+      {"repeats", s.repeats},
+      {"guard",
+       {{"swap_budget", s.guard.swap_budget.text},
+        {"wait_free", s.guard.wait_free},
+        {"kill_free", s.guard.kill_free},
+        {"interval", s.guard.interval},
+        {"check_interval", s.guard.check_interval},
+        {"wait_free_timeout", s.guard.wait_free_timeout},
+        {"grace", s.guard.grace}}},
+      {"matrix", matrix},
+  };
+  if (s.offload_size) j["offload_size"] = s.offload_size->text;
+  return j;
+}
+
+}  // namespace wmb

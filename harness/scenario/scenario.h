@@ -1,0 +1,71 @@
+// Scenario files: what a matrix run does. Everything is validated before anything runs; each
+// error names the file, the key, the value and what is allowed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/units.h"
+
+namespace wmb {
+
+struct ScenarioError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Cell {
+  std::string label;
+  std::map<std::string, std::string> env;  // exact variables to set, passed verbatim
+};
+
+struct GuardSettings {
+  SizeExpr swap_budget{"2GiB"};
+  double wait_free = 0;            // percent; 0 = do not wait
+  double kill_free = 0;            // percent; 0 = off
+  double interval = 0.5;           // seconds between trace samples
+  double check_interval = 0.1;     // seconds between guard checks
+  double wait_free_timeout = 300;  // seconds
+  double grace = 5;                // seconds between SIGTERM and SIGKILL
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string device;       // mps | cuda | cpu | mps-model
+  SizeExpr step{"512MiB"};
+  int min_steps = 0;        // 0 = step is used as written
+  std::string data = "random";  // random | ones | zeros
+  std::optional<SizeExpr> cap;
+  double timeout = 1800;    // seconds per run
+  int repeats = 1;
+  GuardSettings guard;
+  std::string program = "fill";  // fill | offload
+  std::optional<SizeExpr> offload_size;  // for program "offload"
+  std::vector<Cell> matrix;
+  std::string source;       // file it came from ("" for built-in)
+};
+
+extern const std::vector<std::string> kDevices;
+
+// Loads and validates. Warnings (LOW above HIGH, non-numeric ratios) are appended to `warnings`.
+Scenario load_scenario(const std::string& path, std::vector<std::string>& warnings);
+Scenario parse_scenario(const std::string& text, const std::string& source, std::vector<std::string>& warnings);
+
+// Checks a label for use as a file name; returns "" when fine, else why not.
+std::string label_problem(const std::string& label);
+
+// Checks one cell's environment: warnings for values PyTorch would read as 0.0 and LOW > HIGH.
+void check_cell_env(const Cell& cell, const std::string& where, std::vector<std::string>& warnings);
+
+nlohmann::json to_json(const Scenario& s);
+
+// The closest of `candidates` to `word` (edit distance <= 3), or "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace wmb

@@ -1,0 +1,210 @@
+#include "spawn/process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <initializer_list>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace wmb {
+
+Child spawn_child(const SpawnOptions& opts) {
+  if (opts.argv.empty()) throw SpawnError("no command given", EINVAL);
+  // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : opts.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, argv;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = opts.argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  // PATH lookup done here, in the parent, with the child's PATH.
+  std::vector<std::string> candidates;
+  if (args[0].find('/') != std::string::npos) {
+    candidates.push_back(args[0]);
+  } else {
+    auto it = opts.env.find("PATH");
+    std::string path = it != opts.env.end() ? it->second : "/usr/local/bin:/usr/bin:/bin";
+    size_t start = 0;
+    while (start <= path.size()) {
+      size_t c = path.find(':', start);
+      std::string dir = path.substr(start, c == std::string::npos ? std::string::npos : c - start);
+      candidates.push_back((dir.empty() ? "." : dir) + "/" + args[0]);
+      if (c == std::string::npos) break;
+      start = c + 1;
+    }
+  }
+
+  int out_pipe[2] = {-1, -1};
+  int err_pipe[2];
+  if (opts.capture_stdout && ::pipe2(out_pipe, O_CLOEXEC) != 0)
+    throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
+
+  int stderr_fd = -1;
+  if (!opts.stderr_path.empty()) {
+    stderr_fd = ::open(opts.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (stderr_fd < 0) throw SpawnError(fmt::format("cannot open {}: {}", opts.stderr_path, std::strerror(errno)), errno);
+  }
+  int cgroup_fd = -1;
+  if (!opts.cgroup_procs.empty()) {
+    cgroup_fd = ::open(opts.cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);
+    if (cgroup_fd < 0) throw SpawnError(fmt::format("cannot open {}: {}", opts.cgroup_procs, std::strerror(errno)), errno);
+  }
+
+  pid_t pid = ::fork();
+  if (pid < 0) throw SpawnError(fmt::format("fork: {}", std::strerror(errno)), errno);
+  if (pid == 0) {
+    auto fail = [&](int stage_errno) {
+      int e = stage_errno;
+      (void)!::write(err_pipe[1], &e, sizeof e);
+      ::_exit(127);
+    };
+    if (opts.own_process_group) ::setpgid(0, 0);
+    // Default signal dispositions and an empty mask, whatever the parent had.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) ::signal(s, SIG_DFL);
+    if (cgroup_fd >= 0) {
+      char buf[32];
+      int n = 0;
+      // "0" means "the writing process" in cgroup.procs (v1 and v2).
+      buf[n++] = '0';
+      if (::write(cgroup_fd, buf, static_cast<size_t>(n)) < 0) fail(errno);
+    }
+    if (opts.stdin_null) {
+      int devnull = ::open("/dev/null", O_RDONLY);
+      if (devnull >= 0) { ::dup2(devnull, 0); ::close(devnull); }
+    }
+    if (opts.capture_stdout) ::dup2(out_pipe[1], 1);
+    if (stderr_fd >= 0) ::dup2(stderr_fd, 2);
+    int last = ENOENT;
+    for (auto& c : candidates) {
+      ::execve(c.c_str(), argv.data(), envp.data());
+      if (errno != ENOENT && errno != ENOTDIR) last = errno;
+      if (errno == EACCES) last = EACCES;
+    }
+    fail(last);
+  }
+  // Parent. Also set the group from here: whichever runs first wins, both are fine.
+  if (opts.own_process_group) ::setpgid(pid, pid);
+  ::close(err_pipe[1]);
+  if (stderr_fd >= 0) ::close(stderr_fd);
+  if (cgroup_fd >= 0) ::close(cgroup_fd);
+  if (opts.capture_stdout) ::close(out_pipe[1]);
+  int child_errno = 0;
+  ssize_t n;
+  do {
+    n = ::read(err_pipe[0], &child_errno, sizeof child_errno);
+  } while (n < 0 && errno == EINTR);
+  ::close(err_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof child_errno)) {
+    ::waitpid(pid, nullptr, 0);
+    if (opts.capture_stdout) ::close(out_pipe[0]);
+    throw SpawnError(fmt::format("cannot start {}: {}", opts.argv[0], std::strerror(child_errno)), child_errno);
+  }
+  return Child{pid, opts.capture_stdout ? out_pipe[0] : -1};
+}
+
+namespace {
+ExitStatus from_wait(int status) {
+  ExitStatus s;
+  if (WIFEXITED(status)) s.code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) s.signal = WTERMSIG(status);
+  return s;
+}
+}  // namespace
+
+std::optional<ExitStatus> try_reap(pid_t pid) {
+  int status = 0;
+  pid_t r;
+  do {
+    r = ::waitpid(pid, &status, WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  if (r == pid) return from_wait(status);
+  return std::nullopt;
+}
+
+ExitStatus reap(pid_t pid) {
+  int status = 0;
+  pid_t r;
+  do {
+    r = ::waitpid(pid, &status, 0);
+  } while (r < 0 && errno == EINTR);
+  return from_wait(status);
+}
+
+ExitStatus stop_process_group(pid_t pid, double grace, bool* killed) {
+  if (killed) *killed = false;
+  if (auto s = try_reap(pid)) {
+    ::kill(-pid, SIGKILL);  // stragglers of the group
+    return *s;
+  }
+  ::kill(-pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (auto s = try_reap(pid)) {
+      ::kill(-pid, SIGKILL);
+      return *s;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (killed) *killed = true;
+  ::kill(-pid, SIGKILL);
+  return reap(pid);
+}
+
+std::map<std::string, std::string> current_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string s(*e);
+    auto eq = s.find('=');
+    if (eq == std::string::npos) continue;
+    env.emplace(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return env;
+}
+
+std::map<std::string, std::string> child_environment(const std::map<std::string, std::string>& parent,
+                                                     const std::map<std::string, std::string>& cell) {
+  std::map<std::string, std::string> env;
+  for (const auto& [k, v] : parent) {
+    if (k.rfind("PYTORCH_MPS_", 0) == 0 || k == "PYTORCH_CUDA_ALLOC_CONF") continue;
+    env.emplace(k, v);
+  }
+  for (const auto& [k, v] : cell) env[k] = v;
+  return env;
+}
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGHUP: return "SIGHUP";
+    case SIGINT: return "SIGINT";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGKILL: return "SIGKILL";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGALRM: return "SIGALRM";
+    case SIGTERM: return "SIGTERM";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    default: return fmt::format("signal {}", sig);
+  }
+}
+
+}  // namespace wmb
