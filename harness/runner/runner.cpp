@@ -77,6 +77,21 @@ class ProgressLine {
 
 std::string short_held(uint64_t b) { return fmt::format("{:.2f} GiB", static_cast<double>(b) / GiB); }
 
+// The first Python 3 that has matplotlib: $WMBENCH_PYTHON, python3 on PATH, /usr/bin/python3
+// (a pyenv or venv python3 often lacks it while the system's has it).
+std::string python_with_matplotlib() {
+  std::vector<std::string> cands;
+  if (const char* e = std::getenv("WMBENCH_PYTHON"); e && *e) cands.push_back(e);
+  cands.push_back("python3");
+  cands.push_back("/usr/bin/python3");
+  cands.push_back("/opt/homebrew/bin/python3");
+  for (const auto& c : cands) {
+    std::string cmd = fmt::format("'{}' -c 'import matplotlib' >/dev/null 2>&1", c);
+    if (std::system(cmd.c_str()) == 0) return c;
+  }
+  return "";
+}
+
 void draw_plots(const std::string& dir, std::ostream& out) {
   const std::string plots = find_repo_file("plots/table.py");
   if (plots.empty()) {
@@ -84,14 +99,14 @@ void draw_plots(const std::string& dir, std::ostream& out) {
     return;
   }
   const std::string pdir = dirname_of(plots);
-  // matplotlib present?
-  if (std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
-    out << "Charts: python3 with matplotlib is not available; with it, run:\n"
+  const std::string py = python_with_matplotlib();
+  if (py.empty()) {
+    out << "Charts: no python3 with matplotlib found; with it, run:\n"
         << "  python3 " << pdir << "/table.py " << dir << "\n  python3 " << pdir << "/traces.py " << dir << "\n";
     return;
   }
   for (const char* script : {"table.py", "traces.py"}) {
-    std::string cmd = fmt::format("python3 '{}/{}' '{}' >/dev/null", pdir, script, dir);
+    std::string cmd = fmt::format("'{}' '{}/{}' '{}' >/dev/null", py, pdir, script, dir);
     if (std::system(cmd.c_str()) != 0) out << "Charts: `" << cmd << "` failed\n";
   }
   out << "Charts: " << dir << "/plots/table.png, " << dir << "/plots/traces.png (and .svg)\n";

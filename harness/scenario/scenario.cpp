@@ -16,7 +16,8 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"name",    "description", "device", "step",  "min_steps",
                                            "data",    "cap",         "timeout", "repeats", "guard",
-                                           "program", "offload_size", "matrix", "$comment"};
+                                           "program", "offload_size", "matrix", "$comment",
+                                           "resolved", "source"};  // the last two: written by wmbench into scenario.json
 const std::vector<std::string> kGuardKeys = {"swap_budget", "wait_free", "kill_free", "interval",
                                              "check_interval", "wait_free_timeout", "grace"};
 const std::vector<std::string> kCellKeys = {"label", "env", "$comment"};

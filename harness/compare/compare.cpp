@@ -1,0 +1,519 @@
+// The comparison of two result folders: loading, matching by label, the verdicts, JSON output and
+// the command's driver. Text and Markdown rendering live in export_text.cpp.
+#include "compare/compare.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/units.h"
+
+namespace wmb::compare {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------------------------
+// Loading and checking
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+json read_json_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    throw CompareError(fmt::format("{}: cannot be read: {}", file.string(), std::strerror(errno)));
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw CompareError(fmt::format("{}: cannot be read", file.string()));
+  try {
+    return json::parse(ss.str());
+  } catch (const json::parse_error& e) {
+    throw CompareError(fmt::format("{}: malformed JSON: {}", file.string(), e.what()));
+  }
+}
+
+bool is_size_or_null(const json& v) {
+  if (v.is_null() || v.is_number_unsigned()) return true;
+  if (v.is_number_integer()) return v.get<int64_t>() >= 0;
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    return std::isfinite(d) && d >= 0 && d < 1.8e19;
+  }
+  return false;
+}
+
+std::optional<uint64_t> size_field(const json& run, const char* key) {
+  auto it = run.find(key);
+  if (it == run.end() || it->is_null()) return std::nullopt;
+  if (it->is_number_unsigned()) return it->get<uint64_t>();
+  if (it->is_number_integer()) return static_cast<uint64_t>(it->get<int64_t>());
+  return static_cast<uint64_t>(std::llround(it->get<double>()));
+}
+
+std::string string_field(const json& obj, const char* key, const std::string& fallback = "") {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string() || it->get<std::string>().empty()) return fallback;
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+void check_summary(const json& s, const std::string& where) {
+  if (!s.is_object()) throw CompareError(fmt::format("{}: not a JSON object", where));
+  if (auto it = s.find("schema_version"); it != s.end() && !(it->is_number_integer() && it->get<int64_t>() == 1)) {
+    throw CompareError(fmt::format("{}: schema_version {} is not one this wmbench reads (1)", where, it->dump()));
+  }
+  auto sc = s.find("scenario");
+  if (sc == s.end() || !sc->is_string()) {
+    throw CompareError(fmt::format("{}: has no \"scenario\" name (not a wmbench summary?)", where));
+  }
+  auto runs = s.find("runs");
+  if (runs == s.end() || !runs->is_array()) {
+    throw CompareError(fmt::format("{}: has no \"runs\" array (not a wmbench summary?)", where));
+  }
+  if (auto it = s.find("not_run"); it != s.end() && !it->is_null() && !it->is_array()) {
+    throw CompareError(fmt::format("{}: \"not_run\" must be an array", where));
+  }
+  if (auto it = s.find("machine"); it != s.end() && !it->is_null() && !it->is_object()) {
+    throw CompareError(fmt::format("{}: \"machine\" must be an object", where));
+  }
+  size_t i = 0;
+  for (const auto& r : *runs) {
+    if (!r.is_object()) throw CompareError(fmt::format("{}: runs[{}] is not an object", where, i));
+    auto lab = r.find("label");
+    if (lab == r.end() || !lab->is_string() || lab->get<std::string>().empty()) {
+      throw CompareError(fmt::format("{}: runs[{}] has no \"label\"", where, i));
+    }
+    const std::string label = lab->get<std::string>();
+    if (auto it = r.find("stopped_by"); it != r.end() && !it->is_null() && !it->is_string()) {
+      throw CompareError(fmt::format("{}: runs[{}] (label \"{}\"): \"stopped_by\" must be a string, got {}",
+                                     where, i, label, it->dump()));
+    }
+    for (const char* key : {"held_bytes", "max_allowed_bytes", "swap_before_bytes", "swap_after_bytes"}) {
+      auto it = r.find(key);
+      if (it != r.end() && !is_size_or_null(*it)) {
+        throw CompareError(fmt::format("{}: runs[{}] (label \"{}\"): \"{}\" must be a number of bytes or null, got {}",
+                                       where, i, label, key, it->dump()));
+      }
+    }
+    ++i;
+  }
+}
+
+ResultFolder load_result_folder(const std::string& dir) {
+  std::error_code ec;
+  const fs::path p(dir);
+  if (dir.empty() || !fs::exists(p, ec)) throw CompareError(fmt::format("folder \"{}\" does not exist", dir));
+  if (!fs::is_directory(p, ec)) throw CompareError(fmt::format("\"{}\" is not a folder (expected a result folder)", dir));
+  const fs::path summary = p / "summary.json";
+  if (!fs::exists(summary, ec)) {
+    throw CompareError(fmt::format(
+        "{}: not found (\"{}\" is not a wmbench result folder, or its run did not finish)", summary.string(), dir));
+  }
+  if (!fs::is_regular_file(summary, ec)) throw CompareError(fmt::format("{}: not a regular file", summary.string()));
+  ResultFolder f;
+  f.path = dir;
+  f.summary = read_json_file(summary);
+  check_summary(f.summary, summary.string());
+  const fs::path machine = p / "machine.json";
+  if (fs::exists(machine, ec)) {
+    f.machine = read_json_file(machine);
+    if (!f.machine.is_object()) throw CompareError(fmt::format("{}: not a JSON object", machine.string()));
+  }
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison
+// ---------------------------------------------------------------------------------------------
+
+std::string stopped_by_text(const SideStats& s) {
+  if (s.stopped_by.empty()) return "-";
+  if (s.stopped_by.size() == 1 && s.repeats == 1) return s.stopped_by.begin()->first;
+  std::vector<std::pair<std::string, int>> v(s.stopped_by.begin(), s.stopped_by.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [reason, n] : v) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} x{}", reason, n);
+  }
+  return out;
+}
+
+std::string SizeChange::direction() const {
+  if (!base && !now) return "same";
+  if (!base) return "appeared";
+  if (!now) return "gone";
+  if (*now > *base) return "more";
+  if (*now < *base) return "less";
+  return "same";
+}
+
+namespace {
+
+template <typename T>
+T median_of(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  if (n % 2 == 1) return v[n / 2];
+  const T a = v[n / 2 - 1], b = v[n / 2];
+  return a + (b - a) / 2;
+}
+
+SideInfo side_info(const ResultFolder& f) {
+  SideInfo s;
+  s.path = f.path;
+  const json& sum = f.summary;
+  json machine = json::object();
+  if (auto it = sum.find("machine"); it != sum.end() && it->is_object()) machine = *it;
+  if (f.machine.is_object()) machine.update(f.machine);  // machine.json wins
+  s.scenario = string_field(sum, "scenario");
+  s.device = string_field(sum, "device", string_field(machine, "device", "?"));
+  s.torch_version = string_field(machine, "torch_version", "?");
+  const std::string os = string_field(machine, "os"), osv = string_field(machine, "os_version");
+  s.os_version = os.empty() ? (osv.empty() ? "?" : osv) : (osv.empty() ? os : os + " " + osv);
+  s.chip = string_field(machine, "chip", "?");
+  std::string started = string_field(machine, "started_utc");
+  if (started.empty() && !sum["runs"].empty()) started = string_field(sum["runs"][0], "started_utc");
+  if (started.size() >= 10) {
+    s.date = started.substr(0, 10);
+  } else {
+    // results/YYYY-MM-DD-<scenario>: the folder name carries the date.
+    fs::path p = fs::path(f.path).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();  // "results/x/"
+    const std::string name = p.filename().string();
+    const bool dated = name.size() >= 10 && std::isdigit(static_cast<unsigned char>(name[0])) && name[4] == '-' &&
+                       name[7] == '-';
+    s.date = dated ? name.substr(0, 10) : "?";
+  }
+  s.runs = static_cast<int>(sum["runs"].size());
+  if (auto it = sum.find("not_run"); it != sum.end() && it->is_array()) s.not_run = static_cast<int>(it->size());
+  return s;
+}
+
+struct Group {
+  std::vector<const json*> runs;
+};
+
+// Labels in first-seen order with their runs.
+std::vector<std::pair<std::string, Group>> group_by_label(const json& summary) {
+  std::vector<std::pair<std::string, Group>> out;
+  std::map<std::string, size_t> index;
+  for (const auto& r : summary["runs"]) {
+    const std::string label = r["label"].get<std::string>();
+    auto [it, inserted] = index.emplace(label, out.size());
+    if (inserted) out.push_back({label, {}});
+    out[it->second].second.runs.push_back(&r);
+  }
+  return out;
+}
+
+SideStats stats_of(const Group& g) {
+  SideStats s;
+  s.repeats = static_cast<int>(g.runs.size());
+  std::vector<uint64_t> held, maxa;
+  std::vector<int64_t> swap;
+  for (const json* r : g.runs) {
+    s.stopped_by[string_field(*r, "stopped_by", "?")] += 1;
+    if (auto h = size_field(*r, "held_bytes")) held.push_back(*h);
+    if (auto m = size_field(*r, "max_allowed_bytes")) maxa.push_back(*m);
+    auto before = size_field(*r, "swap_before_bytes"), after = size_field(*r, "swap_after_bytes");
+    if (before && after) swap.push_back(static_cast<int64_t>(*after) - static_cast<int64_t>(*before));
+  }
+  s.held_count = static_cast<int>(held.size());
+  if (!held.empty()) {
+    s.held_median = median_of(held);
+    s.held_min = *std::min_element(held.begin(), held.end());
+    s.held_max = *std::max_element(held.begin(), held.end());
+  }
+  if (!maxa.empty()) s.max_allowed = median_of(maxa);
+  if (!swap.empty()) s.swap_growth = median_of(swap);
+  return s;
+}
+
+SizeChange size_change(std::optional<uint64_t> b, std::optional<uint64_t> n, double tol) {
+  SizeChange c;
+  c.base = b;
+  c.now = n;
+  if (!b && !n) return c;
+  if (!b || !n) {
+    c.differs = c.over_tolerance = true;
+    return c;
+  }
+  c.differs = *b != *n;
+  if (*b == 0) {
+    if (*n == 0) c.change_pct = 0.0;
+    c.over_tolerance = *n != 0;
+    return c;
+  }
+  const long double diff = *n > *b ? static_cast<long double>(*n - *b) : static_cast<long double>(*b - *n);
+  c.change_pct = (static_cast<double>(*n) - static_cast<double>(*b)) / static_cast<double>(*b) * 100.0;
+  // Compared in integers-as-long-double so that exactly 5 % with a 5 % tolerance is not "beyond".
+  c.over_tolerance = diff * 100.0L > static_cast<long double>(tol) * static_cast<long double>(*b);
+  return c;
+}
+
+std::string pct_text(const SizeChange& c) {
+  if (c.change_pct) return fmt::format("{:+.1f} %", *c.change_pct);
+  return c.direction();
+}
+
+std::set<std::string> reasons_of(const SideStats& s) {
+  std::set<std::string> out;
+  for (const auto& [r, n] : s.stopped_by) out.insert(r);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+void judge(Row& row, double tol) {
+  if (row.kind == RowKind::only_in_base) {
+    row.regression = true;
+    row.reasons.push_back("only in base");
+    row.verdict = "REGRESSION: only in base";
+    return;
+  }
+  if (row.kind == RowKind::only_in_new) {
+    row.notes.push_back("only in new");
+    row.verdict = "only in new";
+    return;
+  }
+  row.stop_reason_changed = reasons_of(row.base) != reasons_of(row.now);
+  if (row.stop_reason_changed) {
+    row.reasons.push_back("stop reason changed");
+  }
+
+  row.held = size_change(row.base.held_median, row.now.held_median, tol);
+  if (row.base.held_count >= 3 && row.now.held_count >= 3 && row.base.held_median && row.now.held_median) {
+    const uint64_t bm = *row.base.held_median, nm = *row.now.held_median;
+    const bool new_outside = nm < *row.base.held_min || nm > *row.base.held_max;
+    const bool base_outside = bm < *row.now.held_min || bm > *row.now.held_max;
+    row.held_spread = (new_outside && base_outside) ? Spread::beyond : Spread::within;
+  }
+  row.held.changed = row.held.over_tolerance && row.held_spread != Spread::within;
+  if (row.held.changed) {
+    row.reasons.push_back(row.held.change_pct ? fmt::format("held {} ({})", row.held.direction(), pct_text(row.held))
+                                              : fmt::format("held {}", row.held.direction()));
+  } else if (row.held.over_tolerance) {
+    row.notes.push_back(fmt::format("held {} within spread", pct_text(row.held)));
+  }
+
+  row.max_allowed = size_change(row.base.max_allowed, row.now.max_allowed, tol);
+  row.max_allowed.changed = row.max_allowed.over_tolerance;
+  if (row.max_allowed.changed) {
+    row.reasons.push_back(fmt::format("max allowed {}{}", row.max_allowed.direction(),
+                                      row.max_allowed.change_pct ? " (" + pct_text(row.max_allowed) + ")" : ""));
+  }
+
+  row.regression = !row.reasons.empty();
+  if (row.regression) {
+    row.verdict = "REGRESSION: " + join(row.reasons, ", ");
+  } else {
+    row.verdict = row.notes.empty() ? "ok" : "ok (" + join(row.notes, ", ") + ")";
+  }
+}
+
+}  // namespace
+
+Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, double tolerance_pct) {
+  if (!(tolerance_pct >= 0) || !std::isfinite(tolerance_pct)) {
+    throw CompareError(fmt::format("tolerance {} %: must be a finite number >= 0", tolerance_pct));
+  }
+  check_summary(base.summary, base.path + "/summary.json");
+  check_summary(now.summary, now.path + "/summary.json");
+  Comparison c;
+  c.tolerance_pct = tolerance_pct;
+  c.base = side_info(base);
+  c.now = side_info(now);
+  if (c.base.scenario != c.now.scenario) {
+    throw CompareError(fmt::format(
+        "cannot compare different scenarios: BASE \"{}\" ran scenario \"{}\", NEW \"{}\" ran scenario \"{}\"",
+        base.path, c.base.scenario, now.path, c.now.scenario));
+  }
+  if (c.base.device != c.now.device) c.notes.push_back(fmt::format("devices differ: {} vs {}", c.base.device, c.now.device));
+  if (c.base.chip != c.now.chip) c.notes.push_back(fmt::format("chips differ: {} vs {}", c.base.chip, c.now.chip));
+  {
+    auto ram = [](const ResultFolder& f) -> std::optional<uint64_t> {
+      json m = json::object();
+      if (auto it = f.summary.find("machine"); it != f.summary.end() && it->is_object()) m = *it;
+      if (f.machine.is_object()) m.update(f.machine);
+      if (!is_size_or_null(m.value("ram_bytes", json()))) return std::nullopt;
+      return size_field(m, "ram_bytes");
+    };
+    auto rb = ram(base), rn = ram(now);
+    if (rb && rn && *rb != *rn) {
+      c.notes.push_back(fmt::format("RAM differs: {} vs {}", format_size(*rb), format_size(*rn)));
+    }
+  }
+
+  auto bg = group_by_label(base.summary);
+  auto ng = group_by_label(now.summary);
+  std::map<std::string, const Group*> new_by_label;
+  for (const auto& [label, g] : ng) new_by_label[label] = &g;
+  std::set<std::string> seen;
+  for (const auto& [label, g] : bg) {
+    Row row;
+    row.label = label;
+    row.base = stats_of(g);
+    auto it = new_by_label.find(label);
+    if (it == new_by_label.end()) {
+      row.kind = RowKind::only_in_base;
+    } else {
+      row.now = stats_of(*it->second);
+    }
+    judge(row, tolerance_pct);
+    c.rows.push_back(std::move(row));
+    seen.insert(label);
+  }
+  for (const auto& [label, g] : ng) {
+    if (seen.count(label)) continue;
+    Row row;
+    row.label = label;
+    row.kind = RowKind::only_in_new;
+    row.now = stats_of(g);
+    judge(row, tolerance_pct);
+    c.rows.push_back(std::move(row));
+  }
+  for (const auto& r : c.rows) c.regressions += r.regression ? 1 : 0;
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+template <typename T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json side_json(const SideInfo& s) {
+  return {{"folder", s.path},           {"scenario", s.scenario}, {"device", s.device},
+          {"torch_version", s.torch_version}, {"os_version", s.os_version}, {"chip", s.chip},
+          {"date", s.date},             {"runs", s.runs},         {"not_run", s.not_run}};
+}
+
+json stats_json(const SideStats& s) {
+  if (s.repeats == 0) return nullptr;
+  return {{"repeats", s.repeats},
+          {"stopped_by", s.stopped_by},
+          {"stopped_by_text", stopped_by_text(s)},
+          {"held_bytes_median", opt(s.held_median)},
+          {"held_bytes_min", opt(s.held_min)},
+          {"held_bytes_max", opt(s.held_max)},
+          {"max_allowed_bytes", opt(s.max_allowed)},
+          {"swap_growth_bytes", opt(s.swap_growth)}};
+}
+
+json change_json(const SizeChange& c) {
+  return {{"base_bytes", opt(c.base)},   {"new_bytes", opt(c.now)},           {"change_pct", opt(c.change_pct)},
+          {"direction", c.direction()}, {"over_tolerance", c.over_tolerance}, {"changed", c.changed}};
+}
+
+const char* kind_name(RowKind k) {
+  switch (k) {
+    case RowKind::compared: return "compared";
+    case RowKind::only_in_base: return "only_in_base";
+    case RowKind::only_in_new: return "only_in_new";
+  }
+  return "?";
+}
+
+}  // namespace
+
+json to_json(const Comparison& c) {
+  json rows = json::array();
+  for (const auto& r : c.rows) {
+    json row = {{"label", r.label},
+                {"status", kind_name(r.kind)},
+                {"base", stats_json(r.base)},
+                {"new", stats_json(r.now)},
+                {"regression", r.regression},
+                {"reasons", r.reasons},
+                {"notes", r.notes},
+                {"verdict", r.verdict}};
+    if (r.kind == RowKind::compared) {
+      row["stop_reason_changed"] = r.stop_reason_changed;
+      row["held"] = change_json(r.held);
+      row["held"]["spread"] = r.held_spread == Spread::beyond   ? json("beyond")
+                              : r.held_spread == Spread::within ? json("within")
+                                                                : json(nullptr);
+      row["max_allowed"] = change_json(r.max_allowed);
+    }
+    rows.push_back(std::move(row));
+  }
+  return {{"base", side_json(c.base)}, {"new", side_json(c.now)}, {"scenario", c.base.scenario},
+          {"tolerance_pct", c.tolerance_pct}, {"notes", c.notes}, {"rows", std::move(rows)},
+          {"regressions", c.regressions}, {"ok", c.ok()}};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command
+// ---------------------------------------------------------------------------------------------
+
+std::optional<double> parse_tolerance(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+  if (!t.empty() && t.back() == '%') t.pop_back();
+  auto v = parse_number(t);
+  if (!v || !std::isfinite(*v) || *v < 0) return std::nullopt;
+  return *v;
+}
+
+int run_compare(const CompareOptions& opts, std::ostream& out, std::ostream& err) {
+  const auto tol = parse_tolerance(opts.tolerance);
+  if (!tol) {
+    err << fmt::format("wmbench compare: --tolerance \"{}\": expected a percentage >= 0, e.g. 5 or 2.5\n",
+                       opts.tolerance);
+    return 2;
+  }
+  ResultFolder base, now;
+  try {
+    base = load_result_folder(opts.base_dir);
+  } catch (const CompareError& e) {
+    err << "wmbench compare: BASE: " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    now = load_result_folder(opts.new_dir);
+  } catch (const CompareError& e) {
+    err << "wmbench compare: NEW: " << e.what() << "\n";
+    return 2;
+  }
+  Comparison c;
+  try {
+    c = compare_folders(base, now, *tol);
+  } catch (const std::exception& e) {
+    err << "wmbench compare: " << e.what() << "\n";
+    return 2;
+  }
+  switch (opts.format) {
+    case OutputFormat::text: out << format_text(c); break;
+    case OutputFormat::markdown: out << format_markdown(c); break;
+    case OutputFormat::json: out << to_json(c).dump(2) << "\n"; break;
+  }
+  out.flush();
+  return c.ok() ? 0 : 1;
+}
+
+}  // namespace wmb::compare

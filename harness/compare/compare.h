@@ -1,0 +1,129 @@
+// `wmbench compare BASE NEW`: the comparison of two result folders.
+//
+// Pure logic over the folders' summary.json (and machine.json): load_result_folder() is the only
+// function here that touches files. Runs are matched by label; the repeats of a label are grouped.
+// Per label: the stop reasons seen (a different set of reasons is a regression, like asv's "!"),
+// held memory (median over repeats; a change beyond the tolerance is a regression unless both
+// sides have >= 3 repeats and the medians lie within each other's [min, max] spread), PyTorch's
+// "max allowed" (a change beyond the tolerance is a regression) and the swap growth
+// (informational). A label only in BASE is a regression, a label only in NEW is not.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wmb::compare {
+
+// Bad input: what() names the folder or file and the problem.
+struct CompareError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One result folder as read from disk (or crafted in memory by a test).
+struct ResultFolder {
+  std::string path;          // as given on the command line; used in messages and the header
+  nlohmann::json summary;    // summary.json
+  nlohmann::json machine;    // machine.json, or null when the folder has none
+};
+
+// Reads DIR/summary.json (required) and DIR/machine.json (optional; malformed is an error).
+// Throws CompareError for: a missing folder, a path that is not a folder, a missing, unreadable or
+// malformed summary.json, a summary.json without the fields compare needs, a malformed machine.json.
+ResultFolder load_result_folder(const std::string& dir);
+
+// Checks the fields compare reads (scenario, runs[].label, sizes as non-negative numbers or null).
+// `where` names the source in the message (e.g. "results/x/summary.json").
+void check_summary(const nlohmann::json& summary, const std::string& where);
+
+// Facts about one side, for the header.
+struct SideInfo {
+  std::string path;
+  std::string scenario;
+  std::string device;
+  std::string torch_version;  // "?" when unknown
+  std::string os_version;     // "macOS 14.4" (os + os_version) when both are known
+  std::string chip;
+  std::string date;           // YYYY-MM-DD of started_utc, or the folder name's date
+  int runs = 0;
+  int not_run = 0;
+};
+
+// The repeats of one label on one side.
+struct SideStats {
+  int repeats = 0;
+  std::map<std::string, int> stopped_by;      // reason -> count
+  std::optional<uint64_t> held_median, held_min, held_max;
+  int held_count = 0;                         // repeats with a held_bytes value
+  std::optional<uint64_t> max_allowed;        // median of the non-null values; null when all null
+  std::optional<int64_t> swap_growth;         // median of swap_after - swap_before
+};
+
+// "guard", "guard x3", "guard x2, pytorch x1"; "-" when empty.
+std::string stopped_by_text(const SideStats& s);
+
+enum class RowKind { compared, only_in_base, only_in_new };
+enum class Spread { not_judged, within, beyond };  // not_judged: fewer than 3 repeats on a side
+
+// The comparison of one size (held or max allowed) between the two sides.
+struct SizeChange {
+  std::optional<uint64_t> base, now;
+  std::optional<double> change_pct;  // null when either side is null, or base is 0 and new is not
+  bool differs = false;              // the values differ at all (null vs value counts)
+  bool over_tolerance = false;       // |change| > tolerance, or a null <-> value / 0 -> x change
+  bool changed = false;              // counted: over tolerance (and, for held, beyond the spread)
+  std::string direction() const;     // "more", "less", "same", "appeared", "gone"
+};
+
+struct Row {
+  std::string label;
+  RowKind kind = RowKind::compared;
+  SideStats base, now;
+  bool stop_reason_changed = false;
+  SizeChange held;
+  Spread held_spread = Spread::not_judged;
+  SizeChange max_allowed;
+  bool regression = false;
+  std::vector<std::string> reasons;  // why it regressed ("stop reason changed", "held more (+12.0 %)")
+  std::vector<std::string> notes;    // what changed without regressing ("held +7.0 %, within spread")
+  std::string verdict;               // "ok", "REGRESSION: stop reason changed, held less", "only in base", ...
+};
+
+struct Comparison {
+  SideInfo base, now;
+  double tolerance_pct = 5.0;
+  std::vector<Row> rows;  // BASE's label order, then labels only in NEW in NEW's order
+  std::vector<std::string> notes;  // e.g. "devices differ: mps vs mps-model"
+  int regressions = 0;             // rows that regressed
+  bool ok() const { return regressions == 0; }
+};
+
+// Throws CompareError when the summaries are malformed or ran different scenarios.
+Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, double tolerance_pct = 5.0);
+
+std::string format_text(const Comparison& c);
+std::string format_markdown(const Comparison& c);
+nlohmann::json to_json(const Comparison& c);
+
+// "5", "2.5", "5%" -> the percentage; null for text that is not a finite number >= 0.
+std::optional<double> parse_tolerance(const std::string& text);
+
+enum class OutputFormat { text, markdown, json };
+
+struct CompareOptions {
+  std::string base_dir, new_dir;
+  std::string tolerance = "5";  // percent, as typed
+  OutputFormat format = OutputFormat::text;
+};
+
+// What `wmbench compare` does: returns 0 when nothing regressed, 1 when something did, 2 on bad
+// input (the message goes to `err`).
+int run_compare(const CompareOptions& opts, std::ostream& out, std::ostream& err);
+
+}  // namespace wmb::compare

@@ -1,0 +1,186 @@
+// Rendering a Comparison: the aligned text table (the default) and Markdown for a pull request.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/units.h"
+#include "compare/compare.h"
+
+namespace wmb::compare {
+
+namespace {
+
+std::string size_or_dash(const std::optional<uint64_t>& v) { return v ? format_size(*v) : "-"; }
+
+std::string signed_size(const std::optional<int64_t>& v) {
+  if (!v) return "-";
+  if (*v == 0) return "0";
+  const uint64_t mag = *v < 0 ? static_cast<uint64_t>(-(*v + 1)) + 1 : static_cast<uint64_t>(*v);
+  return (*v < 0 ? "-" : "+") + format_size_short(mag);
+}
+
+std::string change_text(const SizeChange& c) {
+  if (!c.differs) return "same";
+  std::string s = c.change_pct ? fmt::format("{:+.1f} %, {}", *c.change_pct, c.direction()) : c.direction();
+  return s;
+}
+
+std::string stop_cell(const Row& r) {
+  const std::string b = r.kind == RowKind::only_in_new ? "-" : stopped_by_text(r.base);
+  const std::string n = r.kind == RowKind::only_in_base ? "-" : stopped_by_text(r.now);
+  return b + " -> " + n;
+}
+
+std::string held_cell(const Row& r) {
+  if (r.kind == RowKind::only_in_base) return size_or_dash(r.base.held_median) + " -> -";
+  if (r.kind == RowKind::only_in_new) return "- -> " + size_or_dash(r.now.held_median);
+  std::string s = size_or_dash(r.held.base) + " -> " + size_or_dash(r.held.now) + " (" + change_text(r.held);
+  if (r.held.differs && r.held_spread == Spread::beyond) s += ", beyond spread";
+  if (r.held.differs && r.held_spread == Spread::within) s += ", within spread";
+  return s + ")";
+}
+
+std::string max_allowed_cell(const Row& r) {
+  if (r.kind == RowKind::only_in_base) return size_or_dash(r.base.max_allowed) + " -> -";
+  if (r.kind == RowKind::only_in_new) return "- -> " + size_or_dash(r.now.max_allowed);
+  std::string s = size_or_dash(r.max_allowed.base) + " -> " + size_or_dash(r.max_allowed.now);
+  if (r.max_allowed.differs) s += " (" + change_text(r.max_allowed) + ")";
+  return s;
+}
+
+std::string swap_cell(const Row& r) {
+  const std::string b = r.kind == RowKind::only_in_new ? "-" : signed_size(r.base.swap_growth);
+  const std::string n = r.kind == RowKind::only_in_base ? "-" : signed_size(r.now.swap_growth);
+  return b + " -> " + n;
+}
+
+std::string settings(size_t n) { return fmt::format("{} setting{}", n, n == 1 ? "" : "s"); }
+
+std::string tol_text(double t) { return fmt::format("{:g} %", t); }
+
+std::string verdict_line(const Comparison& c) {
+  int stop = 0, held = 0, maxa = 0, only_base = 0, only_new = 0, within = 0;
+  for (const auto& r : c.rows) {
+    if (r.kind == RowKind::only_in_base) ++only_base;
+    if (r.kind == RowKind::only_in_new) ++only_new;
+    if (r.kind != RowKind::compared) continue;
+    stop += r.stop_reason_changed;
+    held += r.held.changed;
+    maxa += r.max_allowed.changed;
+    within += r.held.over_tolerance && !r.held.changed;
+  }
+  const int compared = static_cast<int>(c.rows.size()) - only_base - only_new;
+  std::vector<std::string> parts;
+  if (stop) parts.push_back(fmt::format("stop reason changed: {}", stop));
+  if (held) parts.push_back(fmt::format("held changed: {}", held));
+  if (maxa) parts.push_back(fmt::format("max allowed changed: {}", maxa));
+  if (only_base) parts.push_back(fmt::format("only in base: {}", only_base));
+  if (only_new) parts.push_back(fmt::format("only in new: {}", only_new));
+  if (within) parts.push_back(fmt::format("held over tolerance but within spread: {}", within));
+  std::string p;
+  for (const auto& s : parts) p += (p.empty() ? "" : ", ") + s;
+  if (!p.empty()) p = "; " + p;
+  if (c.ok()) {
+    return fmt::format("OK: no regression ({} compared, tolerance {}{}).", settings(compared),
+                       tol_text(c.tolerance_pct), p);
+  }
+  return fmt::format("REGRESSION: {} of {} regressed (tolerance {}{}).", c.regressions, settings(c.rows.size()),
+                     tol_text(c.tolerance_pct), p);
+}
+
+// Columns padded to the widest cell; the last column is not padded.
+std::string aligned(const std::vector<std::vector<std::string>>& rows, bool rule_after_first) {
+  std::vector<size_t> w;
+  for (const auto& r : rows) {
+    if (w.size() < r.size()) w.resize(r.size(), 0);
+    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
+  }
+  std::string out;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    std::string line;
+    for (size_t i = 0; i < rows[k].size(); ++i) {
+      line += rows[k][i];
+      if (i + 1 < rows[k].size()) line += std::string(w[i] - rows[k][i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+    if (k == 0 && rule_after_first) {
+      std::string rule;
+      for (size_t i = 0; i < w.size(); ++i) rule += std::string(w[i], '-') + (i + 1 < w.size() ? "  " : "");
+      out += rule + "\n";
+    }
+  }
+  return out;
+}
+
+std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n') out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
+std::string md_code(const std::string& s) { return "`" + md_escape(s) + "`"; }
+
+}  // namespace
+
+std::string format_text(const Comparison& c) {
+  std::string out = fmt::format("wmbench compare: scenario \"{}\", tolerance {}\n\n", c.base.scenario,
+                                tol_text(c.tolerance_pct));
+  out += aligned({{"", "torch", "OS", "chip", "device", "date", "runs", "folder"},
+                  {"base", c.base.torch_version, c.base.os_version, c.base.chip, c.base.device, c.base.date,
+                   std::to_string(c.base.runs), c.base.path},
+                  {"new", c.now.torch_version, c.now.os_version, c.now.chip, c.now.device, c.now.date,
+                   std::to_string(c.now.runs), c.now.path}},
+                 false);
+  for (const auto& n : c.notes) out += "note: " + n + "\n";
+  out += "\n";
+  std::vector<std::vector<std::string>> t;
+  t.push_back({"setting", "stopped by (base -> new)", "held (base -> new, change)", "max allowed (base -> new)",
+               "swap growth (base -> new)", "verdict"});
+  for (const auto& r : c.rows) {
+    t.push_back({r.label, stop_cell(r), held_cell(r), max_allowed_cell(r), swap_cell(r), r.verdict});
+  }
+  out += aligned(t, true);
+  out += "\n" + verdict_line(c) + "\n";
+  return out;
+}
+
+std::string format_markdown(const Comparison& c) {
+  std::string out;
+  out += fmt::format("### wmbench compare: {} (torch {} -> {}): {}\n\n", md_escape(c.base.scenario),
+                     md_escape(c.base.torch_version), md_escape(c.now.torch_version),
+                     c.ok() ? "no regression" : fmt::format("{} regression(s)", c.regressions));
+  out += "| | base | new |\n|---|---|---|\n";
+  auto line = [&](const char* what, const std::string& b, const std::string& n) {
+    out += fmt::format("| {} | {} | {} |\n", what, md_escape(b), md_escape(n));
+  };
+  line("torch", c.base.torch_version, c.now.torch_version);
+  line("OS", c.base.os_version, c.now.os_version);
+  line("chip", c.base.chip, c.now.chip);
+  line("device", c.base.device, c.now.device);
+  line("date", c.base.date, c.now.date);
+  line("runs", std::to_string(c.base.runs), std::to_string(c.now.runs));
+  out += fmt::format("| folder | {} | {} |\n\n", md_code(c.base.path), md_code(c.now.path));
+  for (const auto& n : c.notes) out += "> note: " + md_escape(n) + "\n";
+  if (!c.notes.empty()) out += "\n";
+  out += fmt::format("Tolerance {}; with 3 or more repeats per side a held change counts only beyond the "
+                     "run-to-run spread.\n\n",
+                     tol_text(c.tolerance_pct));
+  out += "| setting | stopped by (base -> new) | held (base -> new, change) | max allowed | swap growth | verdict |\n";
+  out += "|---|---|---|---|---|---|\n";
+  for (const auto& r : c.rows) {
+    std::string verdict = r.regression ? "**" + md_escape(r.verdict) + "**" : md_escape(r.verdict);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_code(r.label), md_escape(stop_cell(r)),
+                       md_escape(held_cell(r)), md_escape(max_allowed_cell(r)), md_escape(swap_cell(r)), verdict);
+  }
+  out += "\n**" + verdict_line(c) + "**\n";
+  return out;
+}
+
+}  // namespace wmb::compare

@@ -1,0 +1,95 @@
+// The "mps" device: real MPS memory on an Apple-silicon Mac, through libtorch's MPS hooks.
+// Compiled and run only on macOS (CMake adds this file on Apple only).
+//
+// NOT RUN BY ITS AUTHOR: it was written on Linux with no Mac at hand, and only compiled here
+// against stand-in headers (for the calls below, with the signatures of PyTorch's own header).
+// What it follows (aten/src/ATen/detail/MPSHooksInterface.h, torch.mps docs):
+//   - at::detail::getMPSHooks() returns `const at::MPSHooksInterface&`; the methods used are
+//     `virtual void deviceSynchronize() const`, `virtual void emptyCache() const`,
+//     `virtual size_t getCurrentAllocatedMemory() const`, `virtual size_t getDriverAllocatedMemory() const`
+//     (all present since torch 2.0, the Python torch.mps.synchronize / empty_cache /
+//     current_allocated_memory / driver_allocated_memory), and
+//     `virtual size_t getRecommendedMaxMemory() const` (torch.mps.recommended_max_memory, added
+//     in June 2024 by pytorch/pytorch#128289, first released in torch 2.5 - not 2.3).
+//   - at::hasMPS() (ATen/Context.h) tells whether this libtorch has a usable MPS device.
+//   - Every MPSHooks memory call goes through the MPS allocator singleton, whose constructor reads
+//     PYTORCH_MPS_HIGH/LOW_WATERMARK_RATIO and raises c10::Error ("invalid low watermark ratio
+//     1.4") when they do not fit. A failed static initialisation is retried on the next use, so
+//     the same error comes again from the first allocation.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <ATen/ATen.h>
+#include <ATen/detail/MPSHooksInterface.h>
+#include <torch/version.h>
+
+#include "fill/devices.h"
+
+#if TORCH_VERSION_MAJOR < 2
+#error "wmbench's mps device needs libtorch 2.0 or newer (MPSHooks memory functions); install a newer PyTorch"
+#endif
+
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+#define WMB_MPS_HAS_RECOMMENDED_MAX 1
+#endif
+
+namespace wmb::fill {
+namespace {
+
+class MpsDevice final : public FillDevice {
+ public:
+  std::string name() const override { return "mps"; }
+
+  at::Tensor allocate(uint64_t bytes, DataKind data) override {
+    TORCH_CHECK(bytes >= 4 && bytes % 4 == 0, "mps fill: size must be a positive multiple of 4 bytes, got ", bytes);
+    at::Tensor t = at::empty({static_cast<int64_t>(bytes / 4)}, at::TensorOptions().dtype(at::kFloat).device(at::kMPS));
+    switch (data) {
+      case DataKind::Random: t.uniform_(); break;  // generated on the GPU
+      case DataKind::Ones: t.fill_(1.0); break;
+      case DataKind::Zeros: t.zero_(); break;
+    }
+    // Wait for the GPU so the step time is real and a failure of the fill surfaces here.
+    at::detail::getMPSHooks().deviceSynchronize();
+    return t;
+  }
+
+  DeviceStats stats() override {
+    const auto& hooks = at::detail::getMPSHooks();
+    return DeviceStats{static_cast<uint64_t>(hooks.getCurrentAllocatedMemory()),
+                       static_cast<uint64_t>(hooks.getDriverAllocatedMemory())};
+  }
+
+  std::optional<uint64_t> recommended_max() override {
+#ifdef WMB_MPS_HAS_RECOMMENDED_MAX
+    try {
+      return static_cast<uint64_t>(at::detail::getMPSHooks().getRecommendedMaxMemory());
+    } catch (const c10::Error&) {
+      // Asked before the first allocation, this is what starts the MPS allocator, so a bad
+      // watermark setting raises here. Report "unknown": the same c10::Error comes again, verbatim,
+      // from the first allocate(), where the fill reports it as PyTorch's error.
+      return std::nullopt;
+    }
+#else
+    return std::nullopt;  // this libtorch (< 2.5) has no getRecommendedMaxMemory()
+#endif
+  }
+
+  void empty_cache() override { at::detail::getMPSHooks().emptyCache(); }
+
+  void synchronize() override { at::detail::getMPSHooks().deviceSynchronize(); }
+
+  at::Device torch_device() const override { return at::Device(at::kMPS, 0); }
+};
+
+}  // namespace
+
+std::unique_ptr<FillDevice> make_mps_device() {
+  if (!at::hasMPS())
+    throw UsageError("MPS is not available: this libtorch (" + std::string(TORCH_VERSION) +
+                     ") was built without MPS, or this Mac has no usable Metal GPU (Apple silicon and "
+                     "macOS 12.3 or newer are needed)");
+  return std::make_unique<MpsDevice>();
+}
+
+}  // namespace wmb::fill

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Memory over time, one subplot per run, from the sampler's traces.
+
+    python3 plots/traces.py RESULT_DIR [--out DIR]
+
+Writes RESULT_DIR/plots/traces.svg and traces.png (or into --out) and prints their paths.
+Lines: the process footprint, the memory held by tensors, and the growth of the system's swap since
+the first sample; a vertical line where the run was stopped (with who stopped it), a dashed line at
+the machine's RAM (left out when RAM is far above the data, and said so), a dotted line at PyTorch's
+"max allowed" when the error gave one. Subplot titles: "<label>: peak X GiB" (peak footprint).
+Up to 16 runs go into one grid; more runs get one file per run (traces-<NN>-<label>.*).
+Exit status 2 when RESULT_DIR is missing or not a result folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+
+import common as C
+
+COLORS = {
+    "footprint": "#0072B2",
+    "held": "#009E73",
+    "swap": "#D55E00",
+    "ram": "#333333",
+    "allowed": "#CC79A7",
+    "stop": "#111111",
+}
+RAM_FAR = 4.0        # leave the RAM line out when RAM > RAM_FAR x the largest plotted value
+GRID_MAX = 16
+
+
+def _series(run):
+    """Times and values (GiB) of the lines of one run; None entries are gaps."""
+    tr = run.get("_trace")
+    out = {"t": [], "footprint": [], "swap": [], "held_t": [], "held": [], "stop": None,
+           "stop_by": None, "ended": False, "bad_lines": 0, "has_trace": tr is not None}
+    if tr is None:
+        return out
+    out["ended"] = tr["ended"]
+    out["bad_lines"] = tr["bad_lines"]
+    swap0 = None
+    for s in tr["samples"]:
+        t = C.num(s.get("t"))
+        out["t"].append(t)
+        out["footprint"].append(C.gib(s.get("footprint")))
+        sw = C.num(s.get("swap_used"))
+        if sw is not None and swap0 is None:
+            swap0 = sw
+        out["swap"].append(None if sw is None else (sw - swap0) / C.GIB)
+    # held: from the step events when there are any (exact times), else from the samples
+    steps = [e for e in tr["events"] if e.get("kind") == "step" and C.num(e.get("t")) is not None
+             and C.num(e.get("held")) is not None]
+    if steps:
+        out["held_t"] = [0.0] + [C.num(e["t"]) for e in steps]
+        out["held"] = [0.0] + [C.gib(e["held"]) for e in steps]
+    else:
+        for s in tr["samples"]:
+            h = C.gib(s.get("held"))
+            if h is not None:
+                out["held_t"].append(C.num(s.get("t")))
+                out["held"].append(h)
+    for e in tr["events"]:
+        if e.get("kind") == "stop" and C.num(e.get("t")) is not None:
+            out["stop"] = C.num(e.get("t"))
+            out["stop_by"] = e.get("by") if isinstance(e.get("by"), str) else None
+    if out["stop_by"] is None and isinstance(run.get("stopped_by"), str):
+        out["stop_by"] = run["stopped_by"]
+    # the held line runs on to the end of the trace
+    t_end = max([x for x in out["t"] if x is not None] + [out["stop"] or 0.0] + out["held_t"])
+    if out["held_t"] and out["held_t"][-1] < t_end:
+        out["held_t"].append(t_end)
+        out["held"].append(out["held"][-1])
+    return out
+
+
+def _peak(run, ser):
+    vals = [v for v in ser["footprint"] if v is not None]
+    if vals:
+        return max(vals)
+    return C.gib(run.get("peak_footprint_bytes"))
+
+
+def _plot_run(ax, run, name, res, show_xlabel, show_ylabel):
+    ser = _series(run)
+    peak = _peak(run, ser)
+    ax.set_title("%s: peak %s" % (name, "%.1f GiB" % peak if peak is not None else "n/a"),
+                 loc="left")
+    notes = []
+    plotted = []
+
+    def line(ts, vs, key, **kw):
+        pts = [(t, v) for t, v in zip(ts, vs) if t is not None]
+        if not pts or all(v is None for _, v in pts):
+            return
+        xs = [t for t, _ in pts]
+        ys = [float("nan") if v is None else v for _, v in pts]
+        ax.plot(xs, ys, color=COLORS[key], **kw)
+        plotted.extend(v for v in ys if not math.isnan(v))
+
+    line(ser["t"], ser["footprint"], "footprint", lw=1.8, zorder=4)
+    line(ser["held_t"], ser["held"], "held", lw=1.5, drawstyle="steps-post", zorder=3)
+    line(ser["t"], ser["swap"], "swap", lw=1.5, zorder=5)
+
+    if ser["has_trace"] and not ser["held"] and C.num(run.get("held_bytes")) == 0:
+        notes.append("no tensors held")
+    if not ser["has_trace"] or not ser["t"]:
+        ax.text(0.5, 0.5, "no trace" if not ser["has_trace"] else "trace has no samples",
+                transform=ax.transAxes, ha="center", va="center", fontsize=10, color="#444444",
+                style="italic", zorder=8)
+        ax.set_xticks([])
+    if ser["bad_lines"]:
+        notes.append("%d unreadable trace line%s skipped" % (ser["bad_lines"],
+                                                              "s" if ser["bad_lines"] > 1 else ""))
+
+    top = max(plotted) if plotted else 0.0
+    bottom = min(plotted + [0.0])
+    allowed = C.gib(run.get("max_allowed_bytes"))
+    if allowed is not None and (not plotted or allowed <= RAM_FAR * max(top, 1e-9)):
+        ax.axhline(allowed, color=COLORS["allowed"], ls=":", lw=1.6, zorder=2)
+        ax.annotate("max allowed %s" % C.fmt_gib(run.get("max_allowed_bytes"), 2),
+                    (0.01, allowed), xycoords=("axes fraction", "data"), xytext=(2, 2),
+                    textcoords="offset points", fontsize=7.5, color=COLORS["allowed"],
+                    va="bottom", ha="left")
+        top = max(top, allowed)
+    ram = C.gib(res.ram_bytes)
+    if ram is not None:
+        if plotted and ram > RAM_FAR * max(top, 1e-9):
+            notes.append("RAM (%s) is off this scale" % C.fmt_gib(res.ram_bytes, 0))
+        else:
+            ax.axhline(ram, color=COLORS["ram"], ls=(0, (6, 3)), lw=1.3, zorder=2)
+            ax.annotate("RAM %s" % C.fmt_gib(res.ram_bytes, 0), (0.01, ram),
+                        xycoords=("axes fraction", "data"), xytext=(2, 2),
+                        textcoords="offset points", fontsize=7.5, color=COLORS["ram"],
+                        va="bottom", ha="left")
+            top = max(top, ram)
+
+    ts = [t for t in ser["t"] if t is not None] + ser["held_t"]
+    if ser["stop"] is not None:
+        ts.append(ser["stop"])
+    t_max = max(ts) if ts else 1.0
+    t_max = t_max if t_max > 0 else 1.0
+    ax.set_xlim(0, t_max * 1.02)
+    if top <= 0:
+        top = 1.0
+    ax.set_ylim(min(0.0, bottom * 1.1), top * 1.1)
+    C.gib_axis(ax.yaxis, top, target=6)
+
+    if ser["stop"] is not None:
+        ax.axvline(ser["stop"], color=COLORS["stop"], ls="-.", lw=1.1, zorder=6)
+        right_half = ser["stop"] > 0.5 * t_max
+        ax.annotate("stopped by %s" % (ser["stop_by"] or "?"), (ser["stop"], 1.0),
+                    xycoords=("data", "axes fraction"), xytext=(-3 if right_half else 3, 2),
+                    textcoords="offset points", ha="right" if right_half else "left",
+                    va="bottom", fontsize=8, color=COLORS["stop"], annotation_clip=False)
+    elif ser["has_trace"] and not ser["ended"]:
+        notes.append("trace ends without 'end' (run was stopped)")
+
+    if notes:
+        ax.text(0.02, 0.96 if ram is None or "off this scale" in " ".join(notes) else 0.80,
+                "\n".join(notes), transform=ax.transAxes, ha="left", va="top", fontsize=7.5,
+                color="#444444", style="italic",
+                bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5), zorder=8)
+    if show_xlabel:
+        ax.set_xlabel("time since start (s)")
+    if show_ylabel:
+        ax.set_ylabel("memory (GiB)")
+
+
+def _handles():
+    from matplotlib.lines import Line2D
+    return [
+        Line2D([], [], color=COLORS["footprint"], lw=1.8, label="process footprint"),
+        Line2D([], [], color=COLORS["held"], lw=1.5, label="held by tensors"),
+        Line2D([], [], color=COLORS["swap"], lw=1.5, label="swap growth (system, since start)"),
+        Line2D([], [], color=COLORS["ram"], lw=1.3, ls=(0, (6, 3)), label="RAM"),
+        Line2D([], [], color=COLORS["allowed"], lw=1.6, ls=":", label="max allowed (PyTorch's error)"),
+        Line2D([], [], color=COLORS["stop"], lw=1.1, ls="-.", label="stop"),
+    ]
+
+
+def _names(runs):
+    counts = {}
+    for r in runs:
+        counts[r.get("label")] = counts.get(r.get("label"), 0) + 1
+    return [C.run_name(r, counts[r.get("label")]) for r in runs]
+
+
+def draw_grid(res, runs, out_dir=None):
+    plt = C.pyplot()
+    n = max(1, len(runs))
+    ncols = 1 if n == 1 else 2 if n <= 4 else 3 if n <= 9 else 4
+    nrows = int(math.ceil(n / float(ncols)))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.9 * ncols + 0.6, 2.75 * nrows + 1.0),
+                             layout="constrained", squeeze=False)
+    fig.suptitle(res.title())
+    names = _names(runs)
+    for i, ax in enumerate(axes.flat):
+        if i >= len(runs):
+            ax.set_visible(False)
+            continue
+        row, col = divmod(i, ncols)
+        below_empty = (i + ncols) >= len(runs)
+        _plot_run(ax, runs[i], names[i], res, show_xlabel=below_empty, show_ylabel=(col == 0))
+    if not runs:
+        axes.flat[0].text(0.5, 0.5, "no runs in this folder", ha="center", va="center",
+                          transform=axes.flat[0].transAxes)
+    handles = _handles()
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=min(6, len(handles)) if ncols >= 2 else 2, frameon=False)
+    return C.save(fig, res.path, "traces", out_dir)
+
+
+def draw_each(res, runs, out_dir=None):
+    plt = C.pyplot()
+    paths = []
+    names = _names(runs)
+    for i, run in enumerate(runs):
+        fig, ax = plt.subplots(figsize=(7.5, 4.2), layout="constrained")
+        fig.suptitle(res.title(), fontsize=10.5)
+        _plot_run(ax, run, names[i], res, True, True)
+        fig.legend(handles=_handles(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
+                   frameon=False)
+        safe = re.sub(r"[^A-Za-z0-9._+-]", "_", str(run.get("label")))
+        idx = C.num(run.get("index"))
+        name = "traces-%02d-%s" % (int(idx) if idx is not None else i + 1, safe)
+        paths += C.save(fig, res.path, name, out_dir)
+    return paths
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("dir", help="a wmbench result folder")
+    p.add_argument("--out", help="write the charts here instead of DIR/plots")
+    args = p.parse_args(argv)
+    res = C.load_results(args.dir)
+    if len(res.runs) > GRID_MAX:
+        draw_each(res, res.runs, args.out)
+    else:
+        draw_grid(res, res.runs, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    C.run_main(main)

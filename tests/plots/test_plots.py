@@ -1,0 +1,266 @@
+"""Render the chart scripts (plots/*.py) from the example result folders and check the output.
+
+Run by CTest as
+    python3 -m unittest discover -s tests/plots -p "test_*.py"
+with WMBENCH_SOURCE_DIR set to the repository root (falls back to this file's location).
+
+The scripts run as subprocesses with a python that has matplotlib: this interpreter if it does,
+else WMBENCH_PYTHON, else python3 on PATH or /usr/bin/python3 (a pyenv python without matplotlib
+may run the tests while Debian's python3-matplotlib lives under /usr/bin/python3). When no python
+with matplotlib is found the tests are skipped with a message.
+"""
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.environ.get("WMBENCH_SOURCE_DIR") or os.path.dirname(os.path.dirname(HERE))
+PLOTS = os.path.join(SOURCE, "plots")
+EXAMPLES = os.path.join(SOURCE, "tests", "data", "example-results")
+BASE = "2026-10-13-mps-watermark"
+NEW = "2026-11-01-mps-watermark"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _find_python():
+    candidates = [sys.executable, os.environ.get("WMBENCH_PYTHON"), shutil.which("python3"),
+                  "/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
+    seen = set()
+    for c in candidates:
+        if not c or c in seen or not os.path.exists(c):
+            continue
+        seen.add(c)
+        try:
+            r = subprocess.run([c, "-c", "import matplotlib"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if r.returncode == 0:
+            return c
+    return None
+
+
+PYTHON = _find_python()
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(33)
+    if head[:8] != PNG_SIGNATURE:
+        raise AssertionError("%s: not a PNG (signature %r)" % (path, head[:8]))
+    length, ctype = struct.unpack(">I4s", head[8:16])
+    if ctype != b"IHDR" or length != 13:
+        raise AssertionError("%s: first chunk is %r, not IHDR" % (path, ctype))
+    return struct.unpack(">II", head[16:24])
+
+
+def svg_text(path):
+    """All text of an SVG (it must parse as XML with an <svg> root)."""
+    root = ET.parse(path).getroot()
+    if not root.tag.endswith("svg"):
+        raise AssertionError("%s: root element is %s" % (path, root.tag))
+    parts = []
+    for el in root.iter():
+        if el.tag.endswith("}text") or el.tag == "text":
+            parts.append("".join(el.itertext()))
+    return "\n".join(parts)
+
+
+class PlotTestCase(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if PYTHON is None:
+            raise unittest.SkipTest("no python with matplotlib found (tried %s, python3, "
+                                    "/usr/bin/python3); set WMBENCH_PYTHON" % sys.executable)
+        cls.tmp = tempfile.mkdtemp(prefix="wmbench-plots-")
+        for name in (BASE, NEW):
+            shutil.copytree(os.path.join(EXAMPLES, name), os.path.join(cls.tmp, name))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def folder(self, name):
+        return os.path.join(self.tmp, name)
+
+    def copy_of(self, name):
+        """A private copy of an example folder that a test may damage."""
+        dst = tempfile.mkdtemp(prefix="wmbench-plots-case-", dir=self.tmp)
+        path = os.path.join(dst, name)
+        shutil.copytree(os.path.join(EXAMPLES, name), path)
+        return path
+
+    def run_script(self, script, *args):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg")
+        return subprocess.run([PYTHON, os.path.join(PLOTS, script)] + list(args),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, env=env, timeout=300)
+
+    def assert_ok(self, proc):
+        self.assertEqual(proc.returncode, 0, "exit %d\nstdout:\n%s\nstderr:\n%s"
+                         % (proc.returncode, proc.stdout, proc.stderr))
+
+    def assert_charts(self, proc, directory, name, expected_texts):
+        """<directory>/<name>.svg and .png exist, are printed, and are real charts."""
+        self.assert_ok(proc)
+        svg = os.path.join(directory, name + ".svg")
+        png = os.path.join(directory, name + ".png")
+        printed = [line.strip() for line in proc.stdout.splitlines() if line.strip()]
+        for path in (svg, png):
+            self.assertTrue(os.path.isfile(path), "%s not written" % path)
+            self.assertIn(path, printed, "%s not printed: %r" % (path, printed))
+        w, h = png_size(png)
+        self.assertGreater(w, 300, png)
+        self.assertGreater(h, 300, png)
+        text = svg_text(svg)
+        for t in expected_texts:
+            self.assertIn(t, text, "%r not in %s; texts:\n%s" % (t, svg, text))
+        return text
+
+
+BASE_TITLE = "mps-watermark — Apple M5 Pro, 48 GiB RAM, torch 2.14.0, 2026-10-13"
+NEW_TITLE = "mps-watermark — Apple M5 Pro, 48 GiB RAM, torch 2.15.0, 2026-11-01"
+
+
+class TableTest(PlotTestCase):
+    def test_base(self):
+        d = self.folder(BASE)
+        self.assert_charts(self.run_script("table.py", d), os.path.join(d, "plots"), "table", [
+            BASE_TITLE,
+            "memory held by tensors when the fill stopped (GiB)",
+            "default", "high-0.0", "high-1.0-low-1.0", "high-0.8-low-0.8", "high-0.5-low-0.5",
+            "high-0.8-alone",
+            "38.5 GiB  ·  +5.9 GiB swap", "36 GiB  ·  +4.7 GiB swap", "34.5 GiB  ·  +4.1 GiB swap",
+            "29.5 GiB  ·  no swap growth", "18.5 GiB  ·  no swap growth",
+            "stopped by guard", "stopped by PyTorch error", "stopped by configuration error",
+            "RAM (48 GiB)", "recommended max (37.44 GiB)", "max allowed (from PyTorch's error)",
+        ])
+
+    def test_repeats(self):
+        d = self.folder(NEW)
+        self.assert_charts(self.run_script("table.py", d), os.path.join(d, "plots"), "table", [
+            NEW_TITLE, "3 runs: 2× PyTorch, 1× guard", "median 29.5 GiB",
+            "swap +2.2 GiB in 1 of 3", "single runs, min-max",
+        ])
+
+    def test_out_option(self):
+        out = os.path.join(self.tmp, "table-out")
+        self.assert_charts(self.run_script("table.py", self.folder(BASE), "--out", out), out,
+                           "table", [BASE_TITLE])
+
+
+class TracesTest(PlotTestCase):
+    def test_base(self):
+        d = self.folder(BASE)
+        self.assert_charts(self.run_script("traces.py", d), os.path.join(d, "plots"), "traces", [
+            BASE_TITLE,
+            "default: peak 38.7 GiB", "high-0.5-low-0.5: peak 18.8 GiB",
+            "high-0.8-alone: peak 0.3 GiB",
+            "time since start (s)", "memory (GiB)",
+            "process footprint", "held by tensors", "swap growth (system, since start)",
+            "stopped by guard", "stopped by pytorch", "stopped by config",
+            "RAM 48 GiB", "max allowed 29.95 GiB", "max allowed 18.72 GiB",
+            "RAM (48 GiB) is off this scale",     # the config run holds ~0.3 GiB
+        ])
+
+    def test_repeats(self):
+        d = self.folder(NEW)
+        self.assert_charts(self.run_script("traces.py", d), os.path.join(d, "plots"), "traces", [
+            NEW_TITLE, "high-0.8-low-0.8 #1: peak", "high-0.8-low-0.8 #3: peak",
+        ])
+
+    def test_run_without_trace_and_damaged_traces(self):
+        d = self.copy_of(BASE)
+        os.remove(os.path.join(d, "runs", "01-default.trace.jsonl"))
+        # a truncated last line (sampler killed mid-write) and no "end" line
+        p = os.path.join(d, "runs", "04-high-0.8-low-0.8.trace.jsonl")
+        with open(p) as f:
+            lines = [l for l in f.read().splitlines() if '"end"' not in l]
+        lines.append(lines[-1][: len(lines[-1]) // 2])
+        with open(p, "w") as f:
+            f.write("\n".join(lines))
+        # nulls and missing keys in a run record
+        with open(os.path.join(d, "summary.json")) as f:
+            summary = json.load(f)
+        summary["runs"][4]["swap_after_bytes"] = None
+        summary["runs"][4]["max_allowed_bytes"] = None
+        del summary["runs"][4]["peak_footprint_bytes"]
+        summary["runs"][5]["trace"] = None
+        with open(os.path.join(d, "summary.json"), "w") as f:
+            json.dump(summary, f)
+        self.assert_charts(self.run_script("traces.py", d), os.path.join(d, "plots"), "traces", [
+            "default: peak 38.7 GiB",       # from the run record
+            "no trace", "1 unreadable trace line skipped",
+        ])
+        self.assert_charts(self.run_script("table.py", d), os.path.join(d, "plots"), "table", [
+            "18.5 GiB  ·  swap n/a",
+        ])
+
+    def test_without_summary(self):
+        """An interrupted matrix has runs/*.json but no summary.json yet."""
+        d = self.copy_of(BASE)
+        os.remove(os.path.join(d, "summary.json"))
+        self.assert_charts(self.run_script("traces.py", d), os.path.join(d, "plots"), "traces",
+                           [BASE_TITLE, "default: peak 38.7 GiB"])
+
+
+class CompareTest(PlotTestCase):
+    def test_compare(self):
+        base, new = self.folder(BASE), self.folder(NEW)
+        self.assert_charts(self.run_script("compare.py", base, new), os.path.join(new, "plots"),
+                           "compare", [
+            "mps-watermark: torch 2.14.0 (2026-10-13) vs torch 2.15.0 (2026-11-01)",
+            "both on Apple M5 Pro, 48 GiB RAM",
+            "memory held by tensors when the fill stopped (GiB)",
+            "base: torch 2.14.0, 2026-10-13", "new: torch 2.15.0, 2026-11-01",
+            "stopped by something else than in base", "RAM (48 GiB)",
+            "37 GiB, pytorch (was guard)", "high-0.8-alone",
+        ])
+
+    def test_compare_out_and_missing_label(self):
+        d = self.copy_of(NEW)
+        with open(os.path.join(d, "summary.json")) as f:
+            summary = json.load(f)
+        summary["runs"] = [r for r in summary["runs"] if r["label"] != "high-0.8-alone"]
+        with open(os.path.join(d, "summary.json"), "w") as f:
+            json.dump(summary, f)
+        out = os.path.join(self.tmp, "compare-out")
+        self.assert_charts(self.run_script("compare.py", self.folder(BASE), d, "--out", out), out,
+                           "compare", ["not run in new"])
+        self.assertFalse(os.path.exists(os.path.join(d, "plots", "compare.svg")))
+
+
+class BadInputTest(PlotTestCase):
+    def check_exit_2(self, script, *args):
+        proc = self.run_script(script, *args)
+        self.assertEqual(proc.returncode, 2, "%s %s: exit %d\n%s%s"
+                         % (script, args, proc.returncode, proc.stdout, proc.stderr))
+        self.assertIn("error:", proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+
+    def test_missing_folder(self):
+        missing = os.path.join(self.tmp, "no-such-folder")
+        for script in ("table.py", "traces.py"):
+            self.check_exit_2(script, missing)
+        self.check_exit_2("compare.py", missing, self.folder(NEW))
+        self.check_exit_2("compare.py", self.folder(BASE), missing)
+
+    def test_not_a_result_folder(self):
+        empty = tempfile.mkdtemp(prefix="empty-", dir=self.tmp)
+        for script in ("table.py", "traces.py"):
+            self.check_exit_2(script, empty)
+
+    def test_no_arguments(self):
+        for script in ("table.py", "traces.py", "compare.py"):
+            self.assertEqual(self.run_script(script).returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,192 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "common/files.h"
+#include "common/units.h"
+#include "results/report.h"
+#include "runner/classify.h"
+#include "spawn/process.h"
+
+using namespace wmb;
+
+namespace {
+SuperviseResult ended(std::optional<int> code, std::optional<int> sig = std::nullopt) {
+  SuperviseResult r;
+  r.status.code = code;
+  r.status.signal = sig;
+  return r;
+}
+ChildReport with_error(const std::string& text) {
+  ChildReport c;
+  c.error_text = text;
+  c.error_exception = "c10::Error";
+  return c;
+}
+std::string tmpdir() {
+  char t[] = "/tmp/wmbench-test-XXXXXX";
+  return ::mkdtemp(t);
+}
+}  // namespace
+
+TEST(Classify, EveryStopClass) {
+  ChildReport none;
+  SuperviseResult g = ended(std::nullopt, SIGTERM);
+  g.stopper = Stopper::Guard;
+  g.reason = "swap grew";
+  EXPECT_EQ(classify(g, none).stopped_by, "guard");
+  g.stopper = Stopper::Timeout;
+  EXPECT_EQ(classify(g, none).stopped_by, "timeout");
+  g.stopper = Stopper::Interrupted;
+  EXPECT_EQ(classify(g, none).stopped_by, "interrupted");
+
+  auto c = classify(ended(3), with_error("invalid low watermark ratio 1.4"));
+  EXPECT_EQ(c.stopped_by, "config");
+  EXPECT_NE(c.detail.find("invalid low watermark ratio 1.4"), std::string::npos);
+
+  auto p = classify(ended(3), with_error("MPS backend out of memory (MPS allocated: 18.50 GiB, other allocations: 448.00 KiB, "
+                                         "max allowed: 18.72 GiB). Tried to allocate 512.00 MiB on shared pool."));
+  EXPECT_EQ(p.stopped_by, "pytorch");
+  ASSERT_TRUE(p.error);
+  EXPECT_EQ(p.error->max_allowed_bytes, static_cast<uint64_t>(std::llround(18.72 * GiB)));
+
+  auto cpu = classify(ended(3), with_error("[enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate "
+                                           "memory: you tried to allocate 268435456 bytes. Error code 12 (Cannot allocate memory)"));
+  EXPECT_EQ(cpu.stopped_by, "pytorch");
+
+  ChildReport cap;
+  cap.done_reason = "cap";
+  cap.steps = 8;
+  EXPECT_EQ(classify(ended(0), cap).stopped_by, "cap");
+
+  auto k = classify(ended(std::nullopt, SIGKILL), none);
+  EXPECT_EQ(k.stopped_by, "crash");
+  EXPECT_NE(k.detail.find("SIGKILL"), std::string::npos);
+  EXPECT_EQ(classify(ended(1), none).stopped_by, "crash");
+  EXPECT_EQ(classify(ended(3), with_error("something else entirely")).stopped_by, "crash");
+  ChildReport usage = with_error("--step: size \"abc\" is not a number");
+  usage.error_exception = "usage";
+  EXPECT_EQ(classify(ended(2), usage).stopped_by, "config");
+}
+
+TEST(ChildEnvironment, DropsEveryWatermarkVariableOfTheParent) {
+  std::map<std::string, std::string> parent = {{"PATH", "/bin"},
+                                               {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.3"},
+                                               {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.3"},
+                                               {"PYTORCH_MPS_FAST_MATH", "1"},
+                                               {"PYTORCH_CUDA_ALLOC_CONF", "per_process_memory_fraction:0.1"},
+                                               {"PYTORCH_ENABLE_MPS_FALLBACK", "1"}};
+  auto env = child_environment(parent, {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.8"}});
+  EXPECT_EQ(env.at("PYTORCH_MPS_HIGH_WATERMARK_RATIO"), "0.8");
+  EXPECT_EQ(env.count("PYTORCH_MPS_LOW_WATERMARK_RATIO"), 0u);
+  EXPECT_EQ(env.count("PYTORCH_MPS_FAST_MATH"), 0u);
+  EXPECT_EQ(env.count("PYTORCH_CUDA_ALLOC_CONF"), 0u);
+  EXPECT_EQ(env.at("PYTORCH_ENABLE_MPS_FALLBACK"), "1");
+  EXPECT_EQ(env.at("PATH"), "/bin");
+}
+
+TEST(ResultDir, NeverTouchesAnExistingFolder) {
+  const std::string out = tmpdir();
+  const std::string a = create_result_dir(out, "2026-10-13", "mps-watermark");
+  EXPECT_EQ(a, out + "/2026-10-13-mps-watermark");
+  write_file_atomic(a + "/marker", "first");
+  const std::string b = create_result_dir(out, "2026-10-13", "mps-watermark");
+  EXPECT_EQ(b, out + "/2026-10-13-mps-watermark-2");
+  EXPECT_EQ(create_result_dir(out, "2026-10-13", "mps-watermark"), out + "/2026-10-13-mps-watermark-3");
+  EXPECT_EQ(read_file(a + "/marker"), "first");
+}
+
+TEST(AtomicWrite, FailureLeavesTheOldFileIntact) {
+  const std::string d = tmpdir();
+  write_file_atomic(d + "/r.json", "old");
+  ::chmod(d.c_str(), 0555);
+  if (::geteuid() == 0) {
+    // root ignores permissions: use a path whose folder does not exist instead.
+    EXPECT_THROW(write_file_atomic(d + "/missing/r.json", "new"), FileError);
+  } else {
+    EXPECT_THROW(write_file_atomic(d + "/r.json", "new"), FileError);
+  }
+  ::chmod(d.c_str(), 0755);
+  EXPECT_EQ(read_file(d + "/r.json"), "old");
+}
+
+TEST(AtomicWrite, DiskFullIsAnErrorAndTheOldFileSurvives) {
+  // /dev/full answers every write with ENOSPC; a rename over it is refused, so write into a
+  // folder we can: simulate with a file in a full tmpfs only where available.
+  if (!path_exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const std::string d = tmpdir();
+  write_file_atomic(d + "/r.json", "old");
+  // A symlink named like our temporary file makes the write land in /dev/full.
+  const std::string tmp = d + "/r.json.tmp." + std::to_string(::getpid());
+  ASSERT_EQ(::symlink("/dev/full", tmp.c_str()), 0);
+  try {
+    write_file_atomic(d + "/r.json", std::string(1 << 16, 'x'));
+    FAIL() << "no error on a full disk";
+  } catch (const FileError& e) {
+    EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_file(d + "/r.json"), "old");
+}
+
+TEST(Report, RebuildsSummaryTableAndCsvFromRunFiles) {
+  const std::string d = create_result_dir(tmpdir(), "2026-10-13", "t");
+  nlohmann::json scenario = {{"name", "t"}, {"device", "cpu"}, {"repeats", 3},
+                             {"matrix", {{{"label", "a"}, {"env", nlohmann::json::object()}},
+                                         {{"label", "b"}, {"env", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.8"}}}}}}};
+  write_json_atomic(d + "/scenario.json", scenario);
+  write_json_atomic(d + "/machine.json", {{"device", "cpu"}, {"ram_bytes", 48 * GiB}, {"torch_version", "1.13.1"}});
+  uint64_t held[] = {30 * GiB, 32 * GiB, 31 * GiB};
+  for (int rep = 1; rep <= 3; ++rep) {
+    RunRecord r;
+    r.index = (rep - 1) * 2 + 1;
+    r.label = "a";
+    r.repeat = rep;
+    r.stopped_by = "guard";
+    r.held_bytes = held[rep - 1];
+    r.swap_before_bytes = 1 * GiB;
+    r.swap_after_bytes = 3 * GiB;
+    r.swap_peak_bytes = 3 * GiB;
+    write_json_atomic(d + "/runs/" + r.file_stem() + ".json", to_json(r));
+  }
+  RunRecord b;
+  b.index = 2;
+  b.label = "b";
+  b.env = {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.8"}};
+  b.stopped_by = "config";
+  b.error_text = "invalid low watermark ratio 1.4";
+  write_json_atomic(d + "/runs/" + b.file_stem() + ".json", to_json(b));
+  Report rep = load_report(d);
+  ASSERT_EQ(rep.runs.size(), 4u);
+  ASSERT_EQ(rep.not_run.size(), 2u) << "b repeats 2 and 3 have no file";
+  write_report(rep);
+  const std::string table = read_file(d + "/table.md");
+  EXPECT_NE(table.find("guard x3"), std::string::npos) << table;
+  EXPECT_NE(table.find("31.00 GiB (30.00 GiB - 32.00 GiB), 3 runs"), std::string::npos) << table;
+  EXPECT_NE(table.find("config: invalid low watermark ratio 1.4"), std::string::npos) << table;
+  EXPECT_NE(table.find("HIGH 0.8 alone"), std::string::npos) << table;
+  EXPECT_NE(table.find("not run"), std::string::npos) << table;
+  auto summary = read_json_file(d + "/summary.json");
+  EXPECT_EQ(summary["schema_version"], 1);
+  EXPECT_EQ(summary["runs"].size(), 4u);
+  EXPECT_EQ(summary["not_run"].size(), 2u);
+  const std::string csv = read_file(d + "/results.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+  EXPECT_NE(csv.find("\"HIGH 0.8 alone\"") == std::string::npos ? csv.find("HIGH 0.8 alone") : 0, std::string::npos);
+}
+
+TEST(Report, NotAResultFolderIsAClearError) {
+  try {
+    load_report("/nonexistent/folder");
+    FAIL();
+  } catch (const FileError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a folder"), std::string::npos);
+  }
+  const std::string d = tmpdir();
+  EXPECT_THROW(load_report(d), FileError);
+}

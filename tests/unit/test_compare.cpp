@@ -1,0 +1,365 @@
+// wmbench compare: matching by label, verdicts, output formats and exit codes (through run_compare,
+// the function the CLI calls).
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/units.h"
+#include "compare/compare.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace wmb;
+using namespace wmb::compare;
+
+namespace {
+
+json make_run(const std::string& label, int repeat, const std::string& stopped_by, std::optional<uint64_t> held,
+              std::optional<uint64_t> max_allowed = std::nullopt, uint64_t swap_before = 1 * GiB,
+              uint64_t swap_after = 3 * GiB) {
+  return {{"index", repeat},
+          {"label", label},
+          {"repeat", repeat},
+          {"env", json::object()},
+          {"device", "mps"},
+          {"stopped_by", stopped_by},
+          {"detail", ""},
+          {"error_text", nullptr},
+          {"error", nullptr},
+          {"held_bytes", held ? json(*held) : json(nullptr)},
+          {"steps", 10},
+          {"step_bytes", 512 * MiB},
+          {"max_allowed_bytes", max_allowed ? json(*max_allowed) : json(nullptr)},
+          {"swap_before_bytes", swap_before},
+          {"swap_after_bytes", swap_after},
+          {"started_utc", "2026-10-13T10:00:00Z"}};
+}
+
+json make_machine(const std::string& torch, const std::string& os_version = "14.4",
+                  const std::string& started = "2026-10-13T09:59:00Z") {
+  return {{"os", "macOS"},          {"os_version", os_version},  {"chip", "Apple M2 Max"},
+          {"ram_bytes", 64 * GiB},  {"torch_version", torch},    {"device", "mps"},
+          {"started_utc", started}, {"wmbench_version", "0.1.0"}};
+}
+
+json make_summary(const std::vector<json>& runs, const std::string& scenario = "mps-watermark",
+                  const json& machine = make_machine("2.1.0")) {
+  return {{"schema_version", 1}, {"scenario", scenario}, {"device", "mps"},
+          {"machine", machine},  {"runs", runs},         {"not_run", json::array()}};
+}
+
+class CompareTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    dir_ = fs::temp_directory_path() /
+           ("wmbench-compare-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Writes a result folder; returns its path.
+  std::string folder(const std::string& name, const json& summary, const std::optional<json>& machine = {}) {
+    const fs::path p = dir_ / name;
+    fs::create_directories(p);
+    std::ofstream(p / "summary.json") << summary.dump(2);
+    if (machine) std::ofstream(p / "machine.json") << machine->dump(2);
+    return p.string();
+  }
+
+  struct Result {
+    int code;
+    std::string out, err;
+  };
+  Result run(const std::string& base, const std::string& now, const std::string& tolerance = "5",
+             OutputFormat format = OutputFormat::text) {
+    CompareOptions o;
+    o.base_dir = base;
+    o.new_dir = now;
+    o.tolerance = tolerance;
+    o.format = format;
+    std::ostringstream out, err;
+    const int code = run_compare(o, out, err);
+    return {code, out.str(), err.str()};
+  }
+
+  fs::path dir_;
+};
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+}  // namespace
+
+TEST_F(CompareTest, IdenticalFoldersHaveNoRegression) {
+  const json s = make_summary({make_run("default", 1, "guard", 40 * GiB),
+                               make_run("high-0.8", 1, "pytorch", 30 * GiB, 32 * GiB)});
+  const auto b = folder("2026-10-13-mps-watermark", s, make_machine("2.1.0"));
+  const auto n = folder("2026-10-14-mps-watermark", s, make_machine("2.1.0"));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_TRUE(contains(r.out, "OK: no regression")) << r.out;
+  const Comparison c = compare_folders(load_result_folder(b), load_result_folder(n));
+  EXPECT_EQ(c.regressions, 0);
+  ASSERT_EQ(c.rows.size(), 2u);
+  EXPECT_EQ(c.rows[0].verdict, "ok");
+  EXPECT_EQ(c.rows[1].held.direction(), "same");
+}
+
+TEST_F(CompareTest, ChangedStopReasonIsARegressionNamingBothReasons) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB)}));
+  const auto n = folder("n", make_summary({make_run("default", 1, "pytorch", 40 * GiB)}));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "guard -> pytorch")) << r.out;
+  EXPECT_TRUE(contains(r.out, "stop reason changed")) << r.out;
+  EXPECT_TRUE(contains(r.out, "REGRESSION")) << r.out;
+}
+
+TEST_F(CompareTest, StopReasonsOfRepeatsAreShownAsAMultiset) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB), make_run("default", 2, "guard", 40 * GiB),
+                                           make_run("default", 3, "guard", 40 * GiB)}));
+  const auto n = folder("n", make_summary({make_run("default", 1, "guard", 40 * GiB), make_run("default", 2, "timeout", 40 * GiB),
+                                           make_run("default", 3, "guard", 40 * GiB)}));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.out, "guard x3 -> guard x2, timeout x1")) << r.out;
+}
+
+TEST_F(CompareTest, HeldBeyondToleranceIsARegressionWithTheNumbers) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB)}));
+  const auto n = folder("n", make_summary({make_run("default", 1, "guard", 36 * GiB)}));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, format_size(40 * GiB))) << r.out;
+  EXPECT_TRUE(contains(r.out, format_size(36 * GiB))) << r.out;
+  EXPECT_TRUE(contains(r.out, "-10.0 %")) << r.out;
+  EXPECT_TRUE(contains(r.out, "less")) << r.out;
+  EXPECT_TRUE(contains(r.out, "held changed: 1")) << r.out;
+
+  // More held memory is flagged too, and says "more".
+  const auto n2 = folder("n2", make_summary({make_run("default", 1, "guard", 44 * GiB)}));
+  const auto r2 = run(b, n2);
+  EXPECT_EQ(r2.code, 1);
+  EXPECT_TRUE(contains(r2.out, "+10.0 %, more")) << r2.out;
+}
+
+TEST_F(CompareTest, HeldWithinToleranceIsOk) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB)}));
+  const auto n = folder("n", make_summary({make_run("default", 1, "guard", 41 * GiB)}));  // +2.5 %
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "+2.5 %, more")) << r.out;
+  // The same change with a tighter tolerance.
+  EXPECT_EQ(run(b, n, "2").code, 1);
+  EXPECT_EQ(run(b, n, "2.5%").code, 0);  // exactly at the tolerance is not beyond it
+}
+
+TEST_F(CompareTest, ThreeRepeatsWithinSpreadAreOkEvenOverTolerance) {
+  // Medians 40 -> 42.5 GiB (+6.25 %), but the base median lies within new's [39, 43].
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 38 * GiB), make_run("default", 2, "guard", 40 * GiB),
+                                           make_run("default", 3, "guard", 42 * GiB)}));
+  const auto n = folder("n", make_summary({make_run("default", 1, "guard", 39 * GiB),
+                                           make_run("default", 2, "guard", 42 * GiB + 512 * MiB),
+                                           make_run("default", 3, "guard", 43 * GiB)}));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "within spread")) << r.out;
+  const Comparison c = compare_folders(load_result_folder(b), load_result_folder(n));
+  EXPECT_EQ(c.rows[0].held_spread, Spread::within);
+  EXPECT_TRUE(c.rows[0].held.over_tolerance);
+  EXPECT_FALSE(c.rows[0].held.changed);
+}
+
+TEST_F(CompareTest, ThreeRepeatsBeyondSpreadRegress) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB), make_run("default", 2, "guard", 40 * GiB + 100 * MiB),
+                                           make_run("default", 3, "guard", 40 * GiB + 200 * MiB)}));
+  const auto n = folder("n", make_summary({make_run("default", 1, "guard", 44 * GiB), make_run("default", 2, "guard", 44 * GiB + 100 * MiB),
+                                           make_run("default", 3, "guard", 44 * GiB + 200 * MiB)}));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "beyond spread")) << r.out;
+}
+
+TEST_F(CompareTest, MaxAllowedChangesAreFlagged) {
+  const uint64_t gb793 = static_cast<uint64_t>(7.93 * GiB);
+  const auto b = folder("b", make_summary({make_run("default", 1, "pytorch", 7 * GiB, gb793)}));
+  const auto same = folder("same", make_summary({make_run("default", 1, "pytorch", 7 * GiB, gb793)}));
+  const auto more = folder("more", make_summary({make_run("default", 1, "pytorch", 7 * GiB, 12 * GiB)}));
+  const auto gone = folder("gone", make_summary({make_run("default", 1, "pytorch", 7 * GiB, std::nullopt)}));
+  EXPECT_EQ(run(b, same).code, 0);
+  const auto r = run(b, more);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.out, "max allowed more")) << r.out;
+  EXPECT_EQ(run(b, gone).code, 1);
+}
+
+TEST_F(CompareTest, LabelsOnOneSide) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB), make_run("old", 1, "guard", 40 * GiB)}));
+  const auto n = folder("n", make_summary({make_run("default", 1, "guard", 40 * GiB), make_run("fresh", 1, "cap", 10 * GiB)}));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 1) << r.out;  // "old" is missing from NEW
+  EXPECT_TRUE(contains(r.out, "only in base")) << r.out;
+  EXPECT_TRUE(contains(r.out, "only in new")) << r.out;
+  const Comparison c = compare_folders(load_result_folder(b), load_result_folder(n));
+  ASSERT_EQ(c.rows.size(), 3u);
+  EXPECT_EQ(c.rows[1].label, "old");
+  EXPECT_TRUE(c.rows[1].regression);
+  EXPECT_EQ(c.rows[2].label, "fresh");
+  EXPECT_FALSE(c.rows[2].regression);
+  EXPECT_EQ(c.regressions, 1);
+  // A label that only appears in NEW is not a regression.
+  EXPECT_EQ(run(n, folder("n-plus", make_summary({make_run("default", 1, "guard", 40 * GiB),
+                                                   make_run("fresh", 1, "cap", 10 * GiB),
+                                                   make_run("extra", 1, "cap", 10 * GiB)})))
+                .code,
+            0);
+}
+
+TEST_F(CompareTest, DifferentScenariosAreAnError) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB)}, "mps-watermark"));
+  const auto n = folder("n", make_summary({make_run("default", 1, "guard", 40 * GiB)}, "cpu-fill"));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(contains(r.err, "different scenarios")) << r.err;
+  EXPECT_TRUE(contains(r.err, "\"mps-watermark\"")) << r.err;
+  EXPECT_TRUE(contains(r.err, "\"cpu-fill\"")) << r.err;
+  EXPECT_THROW(compare_folders(load_result_folder(b), load_result_folder(n)), CompareError);
+}
+
+TEST_F(CompareTest, MissingFolderIsAnError) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB)}));
+  const std::string missing = (dir_ / "no-such-folder").string();
+  auto r = run(b, missing);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, "NEW")) << r.err;
+  EXPECT_TRUE(contains(r.err, missing)) << r.err;
+  EXPECT_TRUE(contains(r.err, "does not exist")) << r.err;
+  r = run(missing, b);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, "BASE")) << r.err;
+
+  // A folder without summary.json.
+  fs::create_directories(dir_ / "empty");
+  r = run(b, (dir_ / "empty").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, "summary.json")) << r.err;
+  EXPECT_TRUE(contains(r.err, "not found")) << r.err;
+}
+
+TEST_F(CompareTest, MalformedJsonIsAnErrorNamingTheFile) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB)}));
+  fs::create_directories(dir_ / "bad");
+  std::ofstream(dir_ / "bad" / "summary.json") << "{\"scenario\": \"mps-watermark\", \"runs\": [";
+  const auto r = run(b, (dir_ / "bad").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, (dir_ / "bad" / "summary.json").string())) << r.err;
+  EXPECT_TRUE(contains(r.err, "malformed JSON")) << r.err;
+
+  // Valid JSON, wrong shape.
+  const auto odd = folder("odd", json{{"scenario", "mps-watermark"}, {"runs", {{{"label", "default"}, {"held_bytes", "lots"}}}}});
+  const auto r2 = run(b, odd);
+  EXPECT_EQ(r2.code, 2);
+  EXPECT_TRUE(contains(r2.err, "held_bytes")) << r2.err;
+  EXPECT_TRUE(contains(r2.err, "summary.json")) << r2.err;
+  const auto no_runs = folder("no-runs", json{{"scenario", "mps-watermark"}});
+  EXPECT_EQ(run(b, no_runs).code, 2);
+
+  // A malformed machine.json is named too.
+  const auto m = folder("m", make_summary({make_run("default", 1, "guard", 40 * GiB)}));
+  std::ofstream(fs::path(m) / "machine.json") << "not json";
+  const auto r3 = run(b, m);
+  EXPECT_EQ(r3.code, 2);
+  EXPECT_TRUE(contains(r3.err, "machine.json")) << r3.err;
+}
+
+TEST_F(CompareTest, BadToleranceIsAnError) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB)}));
+  for (const char* t : {"-1", "abc", "", "nan", "inf", "5 %%"}) {
+    const auto r = run(b, b, t);
+    EXPECT_EQ(r.code, 2) << t;
+    EXPECT_TRUE(contains(r.err, "--tolerance")) << r.err;
+  }
+  EXPECT_EQ(run(b, b, "0").code, 0);
+  EXPECT_EQ(parse_tolerance("2.5"), 2.5);
+  EXPECT_EQ(parse_tolerance("10%"), 10.0);
+}
+
+TEST_F(CompareTest, HeaderShowsBothSides) {
+  const auto b = folder("2026-10-13-mps-watermark", make_summary({make_run("default", 1, "guard", 40 * GiB)}),
+                        make_machine("2.1.0", "14.4", "2026-10-13T09:00:00Z"));
+  const auto n = folder("2026-11-02-mps-watermark", make_summary({make_run("default", 1, "guard", 40 * GiB)}),
+                        make_machine("2.3.0", "15.1", "2026-11-02T09:00:00Z"));
+  const auto r = run(b, n);
+  for (const char* s : {"2.1.0", "2.3.0", "macOS 14.4", "macOS 15.1", "Apple M2 Max", "2026-10-13", "2026-11-02", "mps"}) {
+    EXPECT_TRUE(contains(r.out, s)) << s << "\n" << r.out;
+  }
+  // Without machine.json the summary's embedded machine is used.
+  const auto n2 = folder("n2", make_summary({make_run("default", 1, "guard", 40 * GiB)}, "mps-watermark",
+                                            make_machine("2.4.1")));
+  EXPECT_TRUE(contains(run(b, n2).out, "2.4.1"));
+}
+
+TEST_F(CompareTest, JsonOutput) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB), make_run("x", 1, "cap", 8 * GiB)}));
+  const auto n = folder("n", make_summary({make_run("default", 1, "pytorch", 30 * GiB, 32 * GiB), make_run("x", 1, "cap", 8 * GiB)},
+                                          "mps-watermark", make_machine("2.3.0")));
+  const auto r = run(b, n, "5", OutputFormat::json);
+  EXPECT_EQ(r.code, 1);
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["regressions"], 1);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["tolerance_pct"], 5.0);
+  EXPECT_EQ(j["base"]["torch_version"], "2.1.0");
+  EXPECT_EQ(j["new"]["torch_version"], "2.3.0");
+  ASSERT_EQ(j["rows"].size(), 2u);
+  const json& row = j["rows"][0];
+  EXPECT_EQ(row["label"], "default");
+  EXPECT_EQ(row["stop_reason_changed"], true);
+  EXPECT_EQ(row["held"]["base_bytes"], 40 * GiB);
+  EXPECT_EQ(row["held"]["new_bytes"], 30 * GiB);
+  EXPECT_EQ(row["held"]["direction"], "less");
+  EXPECT_NEAR(row["held"]["change_pct"].get<double>(), -25.0, 1e-9);
+  EXPECT_EQ(row["max_allowed"]["direction"], "appeared");
+  EXPECT_EQ(row["base"]["swap_growth_bytes"], 2 * GiB);
+  EXPECT_EQ(j["rows"][1]["regression"], false);
+}
+
+TEST_F(CompareTest, MarkdownOutput) {
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB)}));
+  const auto n = folder("n", make_summary({make_run("default", 1, "guard", 36 * GiB)}, "mps-watermark",
+                                          make_machine("2.3.0")));
+  const auto r = run(b, n, "5", OutputFormat::markdown);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out.rfind("### wmbench compare: mps-watermark (torch 2.1.0 -> 2.3.0)", 0), 0u) << r.out;
+  EXPECT_TRUE(contains(r.out, "| setting | stopped by (base -> new) | held (base -> new, change) | max allowed | swap growth | verdict |"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "| `default` | guard -> guard | 40.00 GiB -> 36.00 GiB (-10.0 %, less) |")) << r.out;
+  EXPECT_TRUE(contains(r.out, "**REGRESSION: 1 of 1 setting regressed")) << r.out;
+}
+
+TEST_F(CompareTest, CraftedFoldersInTestData) {
+  const std::string d = std::string(WMBENCH_TEST_DATA) + "/compare/";
+  const auto r = run(d + "2026-10-13-mps-watermark", d + "2026-11-02-mps-watermark");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  const Comparison c = compare_folders(load_result_folder(d + "2026-10-13-mps-watermark"),
+                               load_result_folder(d + "2026-11-02-mps-watermark"));
+  ASSERT_EQ(c.rows.size(), 4u);
+  EXPECT_EQ(c.rows[0].verdict.rfind("ok", 0), 0u) << c.rows[0].verdict;       // default: within spread
+  EXPECT_TRUE(c.rows[1].stop_reason_changed);                                 // high-0.8-low-0.8
+  EXPECT_TRUE(c.rows[2].held.changed);                                        // high-0.0
+  EXPECT_EQ(c.rows[3].kind, RowKind::only_in_new);                            // high-1.3
+  EXPECT_EQ(c.regressions, 2);
+  EXPECT_EQ(run(d + "2026-10-13-mps-watermark", d + "2026-10-13-mps-watermark").code, 0);
+}
