@@ -63,6 +63,7 @@ nlohmann::json to_json(const RunRecord& r) {
       {"signal", o(r.signal)},
       {"trace", r.trace},
       {"torch_version", r.torch_version},
+      {"child_env", r.child_env},
       {"stages", r.stages},
       {"warnings", r.warnings},
   };
@@ -102,6 +103,7 @@ RunRecord run_from_json(const nlohmann::json& j) {
   r.trace = get_or<std::string>(j, "trace", "");
   r.torch_version = get_or<std::string>(j, "torch_version", "");
   r.stages = j.value("stages", nlohmann::json(nullptr));
+  r.child_env = j.value("child_env", nlohmann::json(nullptr));
   r.warnings = get_or<std::vector<std::string>>(j, "warnings", {});
   return r;
 }

@@ -40,6 +40,7 @@ struct RunRecord {
   std::optional<int> signal;
   std::string trace;             // relative path
   std::string torch_version;
+  nlohmann::json child_env = nullptr;  // the PYTORCH_* variables the child saw (its hello)
   nlohmann::json stages = nullptr;  // program "offload": the stage lines
   std::vector<std::string> warnings;
 

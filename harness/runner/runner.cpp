@@ -408,6 +408,7 @@ int run_matrix(const RunnerOptions& opts_in, std::ostream& out, std::ostream& er
     std::vector<std::string> argv = {fill, "--device", sc.device, "--step", std::to_string(sizes.step), "--data", sc.data};
     if (sizes.cap) argv.insert(argv.end(), {"--cap", std::to_string(*sizes.cap)});
     if (sc.program != "fill") argv.insert(argv.end(), {"--program", sc.program});
+    if (sc.step_delay > 0) argv.insert(argv.end(), {"--step-delay", fmt::format("{}", sc.step_delay)});
     if (sizes.offload_size) argv.insert(argv.end(), {"--offload-size", std::to_string(*sizes.offload_size)});
     if (model) {
       argv.insert(argv.end(), {"--recommended-max", std::to_string(model->recommended_max), "--model-ram",
@@ -519,6 +520,7 @@ int run_matrix(const RunnerOptions& opts_in, std::ostream& out, std::ostream& er
       if (h.contains("recommended_max_bytes") && h["recommended_max_bytes"].is_number())
         rec.recommended_max_bytes = h["recommended_max_bytes"].get<uint64_t>();
       rec.torch_version = h.value("torch_version", "");
+      rec.child_env = h.value("env", nlohmann::json::object());
       if (!torch_version) {
         torch_version = rec.torch_version;
         machine["torch_version"] = rec.torch_version;

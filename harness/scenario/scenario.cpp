@@ -15,7 +15,7 @@ const std::vector<std::string> kDevices = {"mps", "cuda", "cpu", "mps-model"};
 namespace {
 
 const std::vector<std::string> kTopKeys = {"name",    "description", "device", "step",  "min_steps",
-                                           "data",    "cap",         "timeout", "repeats", "guard",
+                                           "data",    "cap",         "timeout", "repeats", "guard", "step_delay",
                                            "program", "offload_size", "matrix", "$comment",
                                            "resolved", "source"};  // the last two: written by wmbench into scenario.json
 const std::vector<std::string> kGuardKeys = {"swap_budget", "wait_free", "kill_free", "interval",
@@ -234,6 +234,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
   if (j.contains("offload_size")) s.offload_size = val.size(j["offload_size"], "offload_size");
   if (s.program == "offload" && !s.offload_size) val.fail("offload_size", "missing; program \"offload\" needs it (e.g. \"4GiB\")");
   if (j.contains("timeout")) s.timeout = val.duration(j["timeout"], "timeout");
+  if (j.contains("step_delay")) s.step_delay = val.duration(j["step_delay"], "step_delay");
   if (j.contains("repeats")) s.repeats = val.integer(j["repeats"], "repeats", 1, 1000);
 
   if (j.contains("guard")) {
@@ -316,6 +317,7 @@ nlohmann::json to_json(const Scenario& s) {
       {"matrix", matrix},
   };
   if (s.offload_size) j["offload_size"] = s.offload_size->text;
+  if (s.step_delay > 0) j["step_delay"] = s.step_delay;
   return j;
 }
 

@@ -43,6 +43,7 @@ struct Scenario {
   std::string data = "random";  // random | ones | zeros
   std::optional<SizeExpr> cap;
   double timeout = 1800;    // seconds per run
+  double step_delay = 0;    // seconds the child sleeps between steps (slow fills for tests and demos)
   int repeats = 1;
   GuardSettings guard;
   std::string program = "fill";  // fill | offload

@@ -1,0 +1,138 @@
+// Helpers for integration tests: run the real binaries as a user would, with a timeout.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wmbt {
+
+struct Result {
+  int status = -1;  // exit code, or 128+signal
+  std::string out, err;
+};
+
+struct RunOpts {
+  std::map<std::string, std::string> set_env;
+  std::vector<std::string> unset_env;
+  uint64_t rlimit_as = 0;  // bytes, 0 = none
+  double timeout = 600;
+  std::string cwd;
+  // Called with the pid once started (e.g. to send it a signal); runs on another thread.
+  std::function<void(pid_t)> while_running;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
+  char out_t[] = "/tmp/wmbt-out-XXXXXX", err_t[] = "/tmp/wmbt-err-XXXXXX";
+  int ofd = ::mkstemp(out_t), efd = ::mkstemp(err_t);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(ofd, 1);
+    ::dup2(efd, 2);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    ::dup2(devnull, 0);
+    for (auto& [k, v] : o.set_env) ::setenv(k.c_str(), v.c_str(), 1);
+    for (auto& k : o.unset_env) ::unsetenv(k.c_str());
+    if (!o.cwd.empty() && ::chdir(o.cwd.c_str()) != 0) ::_exit(126);
+    if (o.rlimit_as) {
+      struct rlimit rl = {o.rlimit_as, o.rlimit_as};
+      ::setrlimit(RLIMIT_AS, &rl);
+    }
+    std::vector<char*> a;
+    for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    ::execv(a[0], a.data());
+    ::_exit(127);
+  }
+  std::thread side;
+  if (o.while_running) side = std::thread([&] { o.while_running(pid); });
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.timeout);
+  while (true) {
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (side.joinable()) side.join();
+  Result res;
+  res.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  res.out = slurp(out_t);
+  res.err = slurp(err_t);
+  ::close(ofd);
+  ::close(efd);
+  ::unlink(out_t);
+  ::unlink(err_t);
+  return res;
+}
+
+inline std::string tmpdir() {
+  char t[] = "/tmp/wmbench-it-XXXXXX";
+  return ::mkdtemp(t);
+}
+
+inline void write(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
+
+inline std::vector<nlohmann::json> read_jsonl(const std::string& path) {
+  std::vector<nlohmann::json> v;
+  std::istringstream in(slurp(path));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) v.push_back(nlohmann::json::parse(line));
+  return v;
+}
+
+// Waits until `pred` is true or `timeout` seconds passed.
+inline bool wait_for(const std::function<bool()>& pred, double timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pred();
+}
+
+inline bool file_exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
+
+// The single dated result folder under `out`.
+inline std::string only_result_dir(const std::string& out) {
+  std::string cmd = "ls -d " + out + "/*/ 2>/dev/null";
+  FILE* f = ::popen(cmd.c_str(), "r");
+  char buf[4096] = {0};
+  std::string first;
+  if (f && std::fgets(buf, sizeof buf, f)) first = buf;
+  if (f) ::pclose(f);
+  while (!first.empty() && (first.back() == '\n' || first.back() == '/')) first.pop_back();
+  return first;
+}
+
+}  // namespace wmbt

@@ -1,0 +1,262 @@
+// `wmbench run` end to end with real wmbench-fill children: every stop class that can happen on
+// Linux, environment isolation, result folders, interruption and resume, and input errors.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <fmt/format.h>
+
+#include "proc_util.h"
+
+using namespace wmbt;
+
+namespace {
+
+const std::string kBin = WMBENCH_BIN;
+const std::string kFill = WMBENCH_FILL_BIN;
+
+std::string scenario(const std::string& dir, const std::string& name, const std::string& body) {
+  std::string path = dir + "/" + name + ".json";
+  write(path, body);
+  return path;
+}
+
+Result wmbench(std::vector<std::string> args, RunOpts o = {}) {
+  args.insert(args.begin(), kBin);
+  o.set_env["WMBENCH_FILL"] = kFill;
+  return run(args, o);
+}
+
+nlohmann::json run_file(const std::string& dir, const std::string& stem) {
+  return read_json(dir + "/runs/" + stem + ".json");
+}
+
+}  // namespace
+
+TEST(Runner, CapStopsEveryCellAndWritesTheDatedFolder) {
+  const std::string t = tmpdir();
+  auto sc = scenario(t, "small", R"({"name": "small", "device": "cpu", "step": "8MiB", "cap": "32MiB",
+    "timeout": "60s", "matrix": [{"label": "a"}, {"label": "b", "env": {"PYTORCH_MPS_HIGH_WATERMARK_RATIO": "0.5", "PYTORCH_MPS_LOW_WATERMARK_RATIO": "0.5"}}]})");
+  auto r = wmbench({"run", sc, "--out", t + "/out", "--no-plots"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string dir = only_result_dir(t + "/out");
+  EXPECT_NE(dir.find("-small"), std::string::npos) << dir;
+  EXPECT_TRUE(file_exists(dir + "/machine.json"));
+  EXPECT_TRUE(file_exists(dir + "/scenario.json"));
+  EXPECT_TRUE(file_exists(dir + "/table.md"));
+  EXPECT_TRUE(file_exists(dir + "/results.csv"));
+  auto s = read_json(dir + "/summary.json");
+  ASSERT_EQ(s["runs"].size(), 2u);
+  for (const auto& run : s["runs"]) {
+    EXPECT_EQ(run["stopped_by"], "cap") << run.dump();
+    EXPECT_EQ(run["held_bytes"], 32u << 20);
+    EXPECT_EQ(run["steps"], 4);
+  }
+  // The trace: start, samples, step events, end (a clean end).
+  auto trace = read_jsonl(dir + "/runs/01-a.trace.jsonl");
+  ASSERT_FALSE(trace.empty());
+  EXPECT_EQ(trace.front()["type"], "start");
+  EXPECT_EQ(trace.back()["type"], "end");
+  int samples = 0, steps = 0;
+  for (auto& l : trace) {
+    if (l["type"] == "sample") {
+      ++samples;
+      EXPECT_TRUE(l.contains("footprint") && l.contains("swap_used") && l.contains("level") && l.contains("t"));
+    }
+    if (l["type"] == "event" && l["kind"] == "step") ++steps;
+  }
+  EXPECT_GE(samples, 1);
+  EXPECT_EQ(steps, 4);
+  const std::string table = slurp(dir + "/table.md");
+  EXPECT_NE(table.find("| `a` (default) | cap |"), std::string::npos) << table;
+  EXPECT_NE(table.find("HIGH 0.5, LOW 0.5"), std::string::npos) << table;
+  auto machine = read_json(dir + "/machine.json");
+  EXPECT_FALSE(machine["torch_version"].get<std::string>().empty());
+  EXPECT_TRUE(machine.contains("ended_utc"));
+  EXPECT_EQ(machine["device"], "cpu");
+}
+
+TEST(Runner, AnExistingFolderIsNeverOverwritten) {
+  const std::string t = tmpdir();
+  auto sc = scenario(t, "again", R"({"name": "again", "device": "cpu", "step": "4MiB", "cap": "8MiB", "matrix": [{"label": "a"}]})");
+  ASSERT_EQ(wmbench({"run", sc, "--out", t, "--no-plots"}).status, 0);
+  auto first = only_result_dir(t);
+  write(first + "/runs/01-a.json.keep", slurp(first + "/runs/01-a.json"));
+  auto r2 = wmbench({"run", sc, "--out", t, "--no-plots"});
+  ASSERT_EQ(r2.status, 0) << r2.err;
+  EXPECT_TRUE(file_exists(first + "-2/summary.json"));
+  EXPECT_EQ(slurp(first + "/runs/01-a.json"), slurp(first + "/runs/01-a.json.keep"));
+}
+
+TEST(Runner, AParentVariableDoesNotReachACellThatDoesNotSetIt) {
+  const std::string t = tmpdir();
+  auto sc = scenario(t, "env", R"({"name": "env", "device": "cpu", "step": "4MiB", "cap": "8MiB",
+    "matrix": [{"label": "unset"}, {"label": "set", "env": {"PYTORCH_MPS_HIGH_WATERMARK_RATIO": "0.8", "PYTORCH_MPS_LOW_WATERMARK_RATIO": "0.8"}}]})");
+  RunOpts o;
+  o.set_env = {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.3"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.3"},
+               {"PYTORCH_CUDA_ALLOC_CONF", "per_process_memory_fraction:0.1"}};
+  auto r = wmbench({"run", sc, "--out", t, "--no-plots"}, o);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string dir = only_result_dir(t);
+  auto unset = run_file(dir, "01-unset");
+  ASSERT_TRUE(unset["child_env"].is_object()) << unset.dump();
+  EXPECT_FALSE(unset["child_env"].contains("PYTORCH_MPS_HIGH_WATERMARK_RATIO")) << unset["child_env"].dump();
+  EXPECT_FALSE(unset["child_env"].contains("PYTORCH_CUDA_ALLOC_CONF"));
+  auto set = run_file(dir, "02-set");
+  EXPECT_EQ(set["child_env"]["PYTORCH_MPS_HIGH_WATERMARK_RATIO"], "0.8");
+  EXPECT_EQ(set["child_env"]["PYTORCH_MPS_LOW_WATERMARK_RATIO"], "0.8");
+}
+
+TEST(Runner, ARealCpuAllocationFailureIsStoppedByPyTorch) {
+  const std::string t = tmpdir();
+  auto sc = scenario(t, "as", R"({"name": "as", "device": "cpu", "step": "256MiB", "cap": "16GiB", "timeout": "120s",
+    "matrix": [{"label": "rlimit"}]})");
+  RunOpts o;
+  o.rlimit_as = 3ull << 30;  // inherited by the child: its allocations fail with ENOMEM
+  auto r = wmbench({"run", sc, "--out", t, "--no-plots", "--force"}, o);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  auto run = run_file(only_result_dir(t), "01-rlimit");
+  EXPECT_EQ(run["stopped_by"], "pytorch") << run.dump(2);
+  EXPECT_NE(run["error_text"].get<std::string>().find("can't allocate memory"), std::string::npos) << run.dump(2);
+  EXPECT_EQ(run["error"]["kind"], "cpu_oom");
+  EXPECT_EQ(run["error"]["requested_bytes"], 256u << 20);
+  EXPECT_GT(run["held_bytes"].get<uint64_t>(), 0u);
+}
+
+TEST(Runner, AChildKilledFromOutsideIsACrash) {
+  const std::string t = tmpdir();
+  auto sc = scenario(t, "crash", R"({"name": "crash", "device": "cpu", "step": "4MiB", "cap": "1GiB", "step_delay": "200ms",
+    "timeout": "120s", "matrix": [{"label": "victim"}]})");
+  RunOpts o;
+  o.while_running = [&](pid_t) {
+    std::string dir;
+    ASSERT_TRUE(wait_for([&] {
+      dir = only_result_dir(t);
+      if (dir.empty() || !file_exists(dir + "/runs/01-victim.trace.jsonl")) return false;
+      auto lines = read_jsonl(dir + "/runs/01-victim.trace.jsonl");
+      for (auto& l : lines)
+        if (l["type"] == "event" && l["kind"] == "step") return true;
+      return false;
+    }, 60));
+    pid_t child = read_jsonl(dir + "/runs/01-victim.trace.jsonl").front()["pid"];
+    ::kill(child, SIGKILL);  // as the kernel's OOM killer or macOS jetsam would
+  };
+  auto r = wmbench({"run", sc, "--out", t, "--no-plots"}, o);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto run = run_file(only_result_dir(t), "01-victim");
+  EXPECT_EQ(run["stopped_by"], "crash") << run.dump(2);
+  EXPECT_NE(run["detail"].get<std::string>().find("SIGKILL"), std::string::npos);
+  EXPECT_EQ(run["signal"], SIGKILL);
+  // A stopped run's trace has no "end".
+  EXPECT_NE(read_jsonl(only_result_dir(t) + "/runs/01-victim.trace.jsonl").back()["type"], "end");
+}
+
+TEST(Runner, AHangingChildIsStoppedByTheTimeout) {
+  const std::string t = tmpdir();
+  auto sc = scenario(t, "slow", R"({"name": "slow", "device": "cpu", "step": "4MiB", "cap": "1GiB", "step_delay": "500ms",
+    "timeout": "1.5s", "guard": {"grace": "2s"}, "matrix": [{"label": "hang"}]})");
+  auto r = wmbench({"run", sc, "--out", t, "--no-plots"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto run = run_file(only_result_dir(t), "01-hang");
+  EXPECT_EQ(run["stopped_by"], "timeout") << run.dump(2);
+  EXPECT_GE(run["duration_s"].get<double>(), 1.5);
+  EXPECT_LT(run["duration_s"].get<double>(), 10.0);
+  EXPECT_EQ(run["signal"], SIGTERM);
+}
+
+TEST(Runner, SigintWritesFinishedRunsMarksTheRestAndResumeFinishes) {
+  const std::string t = tmpdir();
+  auto sc = scenario(t, "int", R"({"name": "int", "device": "cpu", "step": "4MiB", "cap": "48MiB", "step_delay": "250ms",
+    "timeout": "120s", "matrix": [{"label": "fast"}, {"label": "slow"}, {"label": "later"}]})");
+  RunOpts o;
+  o.while_running = [&](pid_t pid) {
+    ASSERT_TRUE(wait_for([&] {
+      std::string dir = only_result_dir(t);
+      return !dir.empty() && file_exists(dir + "/runs/01-fast.json") && file_exists(dir + "/runs/02-slow.trace.jsonl");
+    }, 60));
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    ::kill(pid, SIGINT);
+  };
+  auto r = wmbench({"run", sc, "--out", t, "--no-plots"}, o);
+  EXPECT_EQ(r.status, 130) << r.out << r.err;
+  const std::string dir = only_result_dir(t);
+  EXPECT_EQ(run_file(dir, "01-fast")["stopped_by"], "cap");
+  EXPECT_EQ(run_file(dir, "02-slow")["stopped_by"], "interrupted");
+  auto s = read_json(dir + "/summary.json");
+  ASSERT_EQ(s["not_run"].size(), 1u) << s.dump(2);
+  EXPECT_EQ(s["not_run"][0]["label"], "later");
+  EXPECT_NE(s["not_run"][0]["why"].get<std::string>().find("SIGINT"), std::string::npos);
+  const std::string fast_before = slurp(dir + "/runs/01-fast.json");
+  // Resume: only the cells not finished run.
+  auto r2 = wmbench({"run", "--resume", dir, "--no-plots"});
+  ASSERT_EQ(r2.status, 0) << r2.out << r2.err;
+  EXPECT_EQ(slurp(dir + "/runs/01-fast.json"), fast_before) << "a finished run is not run again";
+  EXPECT_EQ(run_file(dir, "02-slow")["stopped_by"], "cap");
+  EXPECT_EQ(run_file(dir, "03-later")["stopped_by"], "cap");
+  auto s2 = read_json(dir + "/summary.json");
+  EXPECT_EQ(s2["runs"].size(), 3u);
+  EXPECT_TRUE(s2["not_run"].empty());
+}
+
+TEST(Runner, ReportRebuildsAfterTheParentIsKilled) {
+  const std::string t = tmpdir();
+  auto sc = scenario(t, "kill", R"({"name": "kill", "device": "cpu", "step": "4MiB", "cap": "40MiB", "step_delay": "200ms",
+    "timeout": "120s", "matrix": [{"label": "one"}, {"label": "two"}]})");
+  RunOpts o;
+  o.while_running = [&](pid_t pid) {
+    ASSERT_TRUE(wait_for([&] {
+      std::string dir = only_result_dir(t);
+      return !dir.empty() && file_exists(dir + "/runs/01-one.json");
+    }, 60));
+    ::kill(pid, SIGKILL);
+  };
+  auto r = wmbench({"run", sc, "--out", t, "--no-plots"}, o);
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  const std::string dir = only_result_dir(t);
+  EXPECT_FALSE(file_exists(dir + "/summary.json")) << "the parent died before writing it";
+  auto rep = wmbench({"report", dir});
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  auto s = read_json(dir + "/summary.json");
+  ASSERT_EQ(s["runs"].size(), 1u);
+  EXPECT_EQ(s["runs"][0]["stopped_by"], "cap");
+  EXPECT_EQ(s["not_run"].size(), 1u);
+  EXPECT_NE(slurp(dir + "/table.md").find("`two`"), std::string::npos);
+  // The orphaned child of the killed parent must not keep filling forever: it has a cap; wait for it.
+}
+
+TEST(Runner, BadInputIsAClearErrorAndNothingRuns) {
+  const std::string t = tmpdir();
+  auto good = scenario(t, "g", R"({"name": "g", "device": "cpu", "step": "4MiB", "cap": "8MiB", "matrix": [{"label": "a"}]})");
+  struct Case {
+    std::vector<std::string> args;
+    std::string must;
+  };
+  std::vector<Case> cases = {
+      {{"run", t + "/missing.json", "--out", t + "/o"}, "does not exist"},
+      {{"run", scenario(t, "bad", "{\"name\": \"x\",\n \"device\": }"), "--out", t + "/o"}, "bad.json:2:"},
+      {{"run", scenario(t, "dev", R"({"name": "x", "device": "tpu", "matrix": [{"label": "a"}]})"), "--out", t + "/o"},
+       "allowed: mps, cuda, cpu, mps-model"},
+      {{"run", good, "--only", "nope", "--out", t + "/o"}, "no cell is labelled \"nope\""},
+      {{"run", good, "--ram-limit", "lots", "--out", t + "/o"}, "size \"lots\""},
+      {{"run", good, "--device", "gpu", "--out", t + "/o"}, "--device \"gpu\""},
+      {{"run", good, "--cap", "-5GiB", "--out", t + "/o"}, "negative"},
+      {{"run", good, "--fill", "/nonexistent/wmbench-fill", "--out", t + "/o"}, "not an executable"},
+      {{"run", good, "--out", "/proc/wmbench-cannot-write"}, "cannot create folder"},
+  };
+  for (const auto& c : cases) {
+    auto r = wmbench(c.args);
+    EXPECT_EQ(r.status, 2) << c.args[1] << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.must), std::string::npos) << "wanted: " << c.must << "\ngot: " << r.err;
+  }
+  EXPECT_FALSE(file_exists(t + "/o")) << "nothing ran";
+}
+
+TEST(Runner, RefusesACpuFillBeyondFreeMemoryUnlessForced) {
+  const std::string t = tmpdir();
+  auto sc = scenario(t, "big", R"({"name": "big", "device": "cpu", "step": "1GiB", "cap": "64TiB", "matrix": [{"label": "a"}]})");
+  auto r = wmbench({"run", sc, "--out", t + "/o"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("refusing a cpu fill"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--force"), std::string::npos);
+  EXPECT_FALSE(file_exists(t + "/o"));
+}
