@@ -1,0 +1,158 @@
+#include "mpsmodel/watermark.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "mpsmodel/macos_memory.h"
+
+namespace wmb::mpsmodel {
+
+double read_ratio_strtod(const char* s) {
+  if (s == nullptr) return 0.0;
+  return std::strtod(s, nullptr);  // as PyTorch: no end-pointer check
+}
+
+WatermarkConfig read_watermark_config(const EnvLookup& lookup) {
+  WatermarkConfig cfg;
+  if (auto h = lookup(kHighEnv)) {
+    cfg.high_set = true;
+    cfg.high_raw = *h;
+    cfg.high = read_ratio_strtod(h->c_str());
+  }
+  if (auto l = lookup(kLowEnv)) {
+    cfg.low_set = true;
+    cfg.low_raw = *l;
+    cfg.low = read_ratio_strtod(l->c_str());
+  }
+  return cfg;
+}
+
+WatermarkConfig read_watermark_config_from_process() {
+  return read_watermark_config([](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  });
+}
+
+WatermarkConfig read_watermark_config_from_map(const std::map<std::string, std::string>& env) {
+  return read_watermark_config([&env](const char* name) -> std::optional<std::string> {
+    auto it = env.find(name);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  });
+}
+
+std::string format_ratio(double ratio) {
+  std::ostringstream os;  // c10::str streams the double with the defaults
+  os << ratio;
+  return os.str();
+}
+
+std::optional<std::string> validate(const WatermarkConfig& cfg) {
+  // Written as PyTorch's TORCH_CHECKs: NaN fails both comparisons.
+  if (!(cfg.high >= 0.0 && cfg.high <= kHighUpperBound)) return "invalid high watermark ratio " + format_ratio(cfg.high);
+  const double bound = cfg.high == 0.0 ? kHighUpperBound : cfg.high;
+  if (!(cfg.low >= 0.0 && cfg.low <= bound)) return "invalid low watermark ratio " + format_ratio(cfg.low);
+  return std::nullopt;
+}
+
+Limits compute_limits(const WatermarkConfig& cfg, uint64_t recommended_max) {
+  if (auto err = validate(cfg)) throw ModelError(*err);
+  Limits l;
+  const double rec = static_cast<double>(recommended_max);
+  l.max_allowed = cfg.high == 0.0 ? kNoLimit : static_cast<uint64_t>(cfg.high * rec);
+  l.low_limit = cfg.low == 0.0 ? kNoLimit : static_cast<uint64_t>(cfg.low * rec);
+  return l;
+}
+
+std::string format_size_pytorch(uint64_t size) {
+  // c10/core/CachingAllocator format_size (current): no TB level.
+  std::ostringstream os;
+  os.precision(2);
+  os << std::fixed;
+  if (size <= 1024) {
+    os << size << " bytes";
+  } else if (size <= 1048576) {
+    os << (static_cast<double>(size) / 1024.0) << " KiB";
+  } else if (size <= 1073741824ULL) {
+    os << (static_cast<double>(size) / 1048576.0) << " MiB";
+  } else {
+    os << (static_cast<double>(size) / 1073741824.0) << " GiB";
+  }
+  return os.str();
+}
+
+std::string oom_message(uint64_t allocated, uint64_t other, std::optional<uint64_t> max_allowed,
+                        uint64_t requested_aligned, const char* pool) {
+  std::string s = "MPS backend out of memory (MPS allocated: " + format_size_pytorch(allocated) +
+                  ", other allocations: " + format_size_pytorch(other);
+  if (max_allowed) s += ", max allowed: " + format_size_pytorch(*max_allowed);
+  s += "). Tried to allocate " + format_size_pytorch(requested_aligned) + " on " + (pool ? pool : "shared") +
+       " pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations "
+       "(may cause system failure).";
+  return s;
+}
+
+AllocatorModel::AllocatorModel(WatermarkConfig cfg, uint64_t recommended_max, uint64_t other_bytes)
+    : cfg_(std::move(cfg)), recommended_max_(recommended_max), other_(other_bytes) {
+  config_error_ = validate(cfg_);
+  if (!config_error_) limits_ = compute_limits(cfg_, recommended_max_);
+}
+
+void AllocatorModel::check_config() {
+  if (config_error_) throw ModelError(*config_error_);
+  checked_ = true;
+}
+
+uint64_t AllocatorModel::align(uint64_t bytes) {
+  if (bytes == 0) return 0;
+  const uint64_t rem = bytes % kModelPageBytes;
+  if (rem == 0) return bytes;
+  const uint64_t pad = kModelPageBytes - rem;
+  if (bytes > kNoLimit - pad) return kNoLimit - (kNoLimit % kModelPageBytes);  // cannot be satisfied anyway
+  return bytes + pad;
+}
+
+void AllocatorModel::allocate(uint64_t bytes) {
+  if (!checked_) check_config();
+  const uint64_t aligned = align(bytes);
+  const uint64_t drv = driver();
+  // driver + aligned > max, written without overflow.
+  const bool refused = limits_.limited() && (drv > limits_.max_allowed || aligned > limits_.max_allowed - drv);
+  if (refused) throw ModelError(oom_message(allocated_, other_, limits_.max_allowed, aligned));
+  allocated_ += aligned;
+}
+
+void AllocatorModel::release(uint64_t bytes) {
+  const uint64_t aligned = align(bytes);
+  allocated_ = aligned >= allocated_ ? 0 : allocated_ - aligned;
+}
+
+ModelledMac modelled_mac_for_sandbox(uint64_t sandbox_bytes, uint64_t mac_ram, double free_fraction) {
+  ModelledMac m{};
+  m.mac_ram = mac_ram;
+  m.sandbox = sandbox_bytes;
+  m.free_fraction = free_fraction;
+  const double model_ram = free_fraction > 0 ? static_cast<double>(sandbox_bytes) / free_fraction
+                                             : static_cast<double>(sandbox_bytes);
+  m.model_ram = static_cast<uint64_t>(std::llround(model_ram));
+  m.recommended_max =
+      static_cast<uint64_t>(std::llround(recommended_fraction(mac_ram) * static_cast<double>(m.model_ram)));
+  return m;
+}
+
+std::optional<double> clean_error_ratio(uint64_t free_bytes, uint64_t recommended_max, double margin, double step) {
+  if (recommended_max == 0 || !(step > 0)) return std::nullopt;
+  const double budget = margin * static_cast<double>(free_bytes);
+  const int max_k = static_cast<int>(std::floor(kHighUpperBound / step + 1e-9));
+  for (int k = max_k; k >= 1; --k) {
+    const double ratio = std::round(k * step * 1e6) / 1e6;  // 0.8, not 0.8000000000000002
+    const uint64_t limit = static_cast<uint64_t>(ratio * static_cast<double>(recommended_max));
+    if (static_cast<double>(limit) <= budget) return ratio;
+  }
+  return std::nullopt;
+}
+
+}  // namespace wmb::mpsmodel
