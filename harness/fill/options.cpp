@@ -1,0 +1,115 @@
+#include "fill/options.h"
+
+#include <algorithm>
+
+#include <CLI/CLI.hpp>
+
+#include "common/units.h"
+
+namespace wmb::fill {
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+void check_member(const std::string& what, const std::string& value, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+    throw UsageError("unknown " + what + " \"" + value + "\"; allowed: " + join(allowed));
+}
+
+uint64_t size_option(const std::string& flag, const std::string& text) {
+  try {
+    return wmb::parse_size(text);
+  } catch (const wmb::UnitError& e) {
+    throw UsageError("invalid " + flag + " \"" + text + "\": " + e.what());
+  }
+}
+
+// Rounds down to whole float32 elements; refuses less than one element.
+uint64_t float_multiple(const std::string& flag, const std::string& text, uint64_t bytes) {
+  if (bytes < 4)
+    throw UsageError(flag + " \"" + text + "\" is " + std::to_string(bytes) +
+                     " bytes, smaller than one float32 element (4 bytes)");
+  return bytes / 4 * 4;
+}
+
+}  // namespace
+
+ParseOutcome parse_fill_options(int argc, const char* const* argv) {
+  CLI::App app{"wmbench-fill: the child that fills one device with tensors and reports each step "
+               "as JSON lines on stdout"};
+  app.name("wmbench-fill");
+  std::string device, step, data = "random", cap, program = "fill", offload, rec_max, model_ram, delay;
+  app.add_option("--device", device, "mps | cuda | cpu | mps-model")->required();
+  app.add_option("--step", step, "size of each tensor, e.g. 512MiB (rounded down to a multiple of 4 bytes)")
+      ->required();
+  app.add_option("--data", data, "random | ones | zeros (default random)");
+  app.add_option("--cap", cap, "stop (done, reason cap) before holding more than this; default: no cap");
+  app.add_option("--program", program, "fill | offload (default fill)");
+  app.add_option("--offload-size", offload, "program offload: bytes moved to the device and back");
+  app.add_option("--recommended-max", rec_max, "mps-model: the modelled recommendedMaxWorkingSetSize");
+  app.add_option("--model-ram", model_ram, "mps-model: the modelled RAM");
+  app.add_option("--step-delay", delay, "seconds to sleep between steps (e.g. 0.5, 250ms)");
+  bool hello_only = false;
+  app.add_flag("--hello-only", hello_only, "print the hello line (torch version, recommended max) and exit");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    return ParseOutcome{std::nullopt, app.help()};
+  } catch (const CLI::CallForAllHelp&) {
+    return ParseOutcome{std::nullopt, app.help()};
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+
+  FillOptions o;
+  check_member("device", device, allowed_devices());
+  o.device = device;
+  check_member("data", data, {"random", "ones", "zeros"});
+  o.data = data;
+  check_member("program", program, {"fill", "offload"});
+  o.program = program;
+
+  o.step_bytes = float_multiple("--step", step, size_option("--step", step));
+  if (!cap.empty()) {
+    o.cap_bytes = size_option("--cap", cap);
+    if (*o.cap_bytes < o.step_bytes)
+      throw UsageError("--cap \"" + cap + "\" (" + std::to_string(*o.cap_bytes) + " bytes) is smaller than --step \"" +
+                       step + "\" (" + std::to_string(o.step_bytes) + " bytes)");
+  }
+  if (!offload.empty()) {
+    if (program != "offload") throw UsageError("--offload-size applies only to --program offload");
+    o.offload_bytes = float_multiple("--offload-size", offload, size_option("--offload-size", offload));
+  } else if (program == "offload") {
+    throw UsageError("--program offload needs --offload-size (e.g. 4GiB)");
+  }
+  if (!rec_max.empty()) {
+    if (device != "mps-model") throw UsageError("--recommended-max applies only to --device mps-model");
+    o.recommended_max = size_option("--recommended-max", rec_max);
+  }
+  if (!model_ram.empty()) {
+    if (device != "mps-model") throw UsageError("--model-ram applies only to --device mps-model");
+    o.model_ram = size_option("--model-ram", model_ram);
+  }
+  if (!delay.empty()) {
+    auto plain = wmb::parse_number(delay);
+    if (plain) {
+      if (*plain < 0) throw UsageError("invalid --step-delay \"" + delay + "\": must be >= 0 seconds");
+      o.step_delay = *plain;
+    } else {
+      try {
+        o.step_delay = wmb::parse_duration(delay);
+      } catch (const std::exception& e) {
+        throw UsageError("invalid --step-delay \"" + delay + "\": " + e.what());
+      }
+    }
+  }
+  o.hello_only = hello_only;
+  return ParseOutcome{o, {}};
+}
+
+}  // namespace wmb::fill
