@@ -286,6 +286,13 @@ class ResultFolder:
     def machine_text(self):
         """'Apple M5 Pro, 48 GiB RAM' (with 'sandbox' when the RAM is a sandbox limit)."""
         ram = self.ram_bytes
+        model = self.machine.get("model")
+        if isinstance(model, dict) and num(model.get("mac_ram_bytes")):
+            # The MPS model: say plainly that this is a model of a Mac, not a Mac.
+            text = "MODEL of a %s Mac (mps-model) on %s" % (fmt_gib(num(model.get("mac_ram_bytes")), 0), self.chip)
+            if ram is not None:
+                text += ", %s sandbox = its free memory" % fmt_gib(ram, 0 if abs(ram / GIB - round(ram / GIB)) < 0.05 else 1)
+            return text
         text = self.chip
         if ram is not None:
             text += ", %s RAM" % fmt_gib(ram, 0 if abs(ram / GIB - round(ram / GIB)) < 0.05 else 1)

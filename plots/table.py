@@ -134,7 +134,7 @@ def draw(res, out_dir=None):
     if ram is not None:
         ax.axvline(ram, color="#333333", linestyle=(0, (6, 3)), linewidth=1.5, zorder=1.5)
         handles.append(Line2D([], [], color="#333333", linestyle=(0, (6, 3)), linewidth=1.5,
-                              label="RAM (%s)" % C.fmt_gib(res.ram_bytes, 0)))
+                              label=("sandbox (%s)" if isinstance(res.machine.get("sandbox"), dict) else "RAM (%s)") % C.fmt_gib(res.ram_bytes, 0)))
     if rec is not None:
         ax.axvline(rec, color="#333333", linestyle=":", linewidth=1.5, zorder=1.5)
         handles.append(Line2D([], [], color="#333333", linestyle=":", linewidth=1.5,

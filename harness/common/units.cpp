@@ -78,7 +78,7 @@ uint64_t parse_size(std::string_view text, bool allow_zero) {
   const long double bytes = static_cast<long double>(*v) * static_cast<long double>(mult);
   if (bytes >= 18446744073709551615.0L)
     throw UnitError(fmt::format("size \"{}\" is too large (over 2^64 bytes)", whole));
-  const uint64_t out = static_cast<uint64_t>(std::llround(bytes));
+  const uint64_t out = static_cast<uint64_t>(std::roundl(bytes));  // < 2^64, checked above
   if (out == 0 && !allow_zero) throw UnitError(fmt::format("size \"{}\" is zero; sizes must be > 0", whole));
   return out;
 }
@@ -140,7 +140,11 @@ bool SizeExpr::relative() const {
 uint64_t SizeExpr::resolve(uint64_t ram) const {
   uint64_t best = UINT64_MAX;
   for (const auto& t : parse_terms(text, true)) {
-    uint64_t v = t.relative ? static_cast<uint64_t>(static_cast<long double>(ram) * t.pct / 100.0L) : t.bytes;
+    uint64_t v = t.bytes;
+    if (t.relative) {
+      const long double r = static_cast<long double>(ram) * t.pct / 100.0L;
+      v = r >= 18446744073709551615.0L ? UINT64_MAX : static_cast<uint64_t>(r);
+    }
     best = std::min(best, v);
   }
   return best;
@@ -161,6 +165,7 @@ double parse_duration(std::string_view text) {
   else throw UnitError(fmt::format("duration \"{}\": unknown unit \"{}\"; allowed: ms, s, m, h", whole, unit));
   const double secs = *v * mult;
   if (!(secs > 0)) throw UnitError(fmt::format("duration \"{}\" must be > 0", whole));
+  if (!std::isfinite(secs) || secs > 1e9) throw UnitError(fmt::format("duration \"{}\" is too long (over 30 years)", whole));
   return secs;
 }
 

@@ -490,7 +490,8 @@ void explain_mps(const ParsedError& e, const ExplainOptions& opt, std::string& o
       out += "Likely Mac RAM: unknown (no usual Mac size matches; if HIGH was not " +
              fmt::format("{:g}", opt.high) + ", pass --high RATIO)\n";
     out += '\n';
-    const uint64_t suggested = static_cast<uint64_t>(std::llround(static_cast<double>(*rec) * kSuggestedWatermark));
+    const long double sug = std::roundl(static_cast<long double>(*rec) * kSuggestedWatermark);
+    const uint64_t suggested = sug >= 18446744073709551615.0L ? UINT64_MAX : static_cast<uint64_t>(sug);
     if (opt.high > 1.0) {
       out += fmt::format(
           "With HIGH {:g} the limit lies above what fits in RAM: by the time PyTorch raised this error the Mac was "

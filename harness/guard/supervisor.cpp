@@ -68,6 +68,14 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
         try {
           auto j = nlohmann::json::parse(line);
           if (opts.on_message) opts.on_message(j, clock.now() - t0);
+          // The footprint right after each step: the 0.5 s samples alone miss the peak of a
+          // fill that ends between two of them.
+          if (!final_read) {
+            try {
+              r.peak_footprint = std::max(r.peak_footprint, probe.process(child.pid, opts.cgroup_dir).footprint);
+            } catch (const ProbeError&) {
+            }
+          }
         } catch (const nlohmann::json::exception&) {
           if (opts.on_bad_line) opts.on_bad_line(line);
         }
@@ -162,11 +170,11 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
   r.status = *ended;
   const double end = clock.now();
   r.duration = end - t0;
-  // Last reading, after the child is gone.
+  // One more reading after the child is gone: swap it left behind (the kernel frees a dead
+  // process's swap slots, so this is usually back near the start).
   try {
     SystemMemory m = probe.system();
-    r.swap_after = m.swap_used;
-    r.swap_peak = std::max(r.swap_peak, m.swap_used);
+    r.swap_end = m.swap_used;
   } catch (const ProbeError& e) {
     if (r.probe_error.empty()) r.probe_error = e.what();
   }

@@ -46,7 +46,9 @@ struct SuperviseResult {
   bool killed = false;         // SIGKILL was needed after the grace
   double duration = 0;         // seconds from start to gone
   double stop_latency = 0;     // seconds from the stop decision to the child gone
-  uint64_t swap_before = 0, swap_after = 0, swap_peak = 0;
+  // swap_after: the last reading while the child was alive (at the stop decision, or the last
+  // check before it ended): "swap during the run" ends there. swap_end: after it was gone.
+  uint64_t swap_before = 0, swap_after = 0, swap_peak = 0, swap_end = 0;
   uint64_t peak_footprint = 0;
   std::optional<uint64_t> peak_cgroup_usage;
   std::string probe_error;     // the first probe failure, if any

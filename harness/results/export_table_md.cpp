@@ -75,7 +75,8 @@ class TableMd : public Exporter {
     for (const auto& label : order) {
       const auto& g = groups[label];
       const RunRecord& first = *g.front();
-      std::string setting = fmt::format("`{}` ({})", label, describe_env(first.env));
+      const std::string env = describe_env(first.env);
+      std::string setting = env == label ? fmt::format("`{}`", label) : fmt::format("`{}` ({})", label, env);
       if (g.size() == 1) {
         out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", setting, who_cell(first), gib(first.held_bytes),
                            swap_cell(first), first.max_allowed_bytes ? gib(*first.max_allowed_bytes) : "-",
@@ -101,7 +102,9 @@ class TableMd : public Exporter {
     }
     for (const auto& n : r.not_run)
       out += fmt::format("| `{}` (repeat {}) | not run: {} | - | - | - | - |\n", n.label, n.repeat, n.why);
-    out += "\nHeld = bytes of tensors the fill child held when it stopped. Swap = the system's swap used before -> after the run.\n";
+    out += "\nHeld = bytes of tensors the fill child held when it stopped. Swap = the system's swap used at the start -> at the end of the run "
+           "(the last reading while the child still held its memory). Peak footprint = the child's resident + swapped memory, "
+           "sampled by the parent.\n";
     return out;
   }
 };

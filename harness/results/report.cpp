@@ -19,7 +19,7 @@ std::string describe_env(const std::map<std::string, std::string>& env) {
   auto lo = env.find("PYTORCH_MPS_LOW_WATERMARK_RATIO");
   std::vector<std::string> parts;
   if (hi != env.end() && lo != env.end()) parts.push_back(fmt::format("HIGH {}, LOW {}", hi->second, lo->second));
-  else if (hi != env.end()) parts.push_back(fmt::format("HIGH {} alone", hi->second));
+  else if (hi != env.end()) parts.push_back(fmt::format("HIGH {}, LOW unset (1.4)", hi->second));
   else if (lo != env.end()) parts.push_back(fmt::format("LOW {} alone", lo->second));
   for (const auto& [k, v] : env) {
     if (k == "PYTORCH_MPS_HIGH_WATERMARK_RATIO" || k == "PYTORCH_MPS_LOW_WATERMARK_RATIO") continue;

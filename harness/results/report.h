@@ -46,7 +46,7 @@ Report load_report(const std::string& dir, const std::string& why_missing = "not
 // Writes every exporter's file atomically into r.dir.
 void write_report(const Report& r);
 
-// "HIGH 0.8, LOW 0.8" / "default" / "HIGH 0.8 alone" / "PYTORCH_CUDA_ALLOC_CONF=..." for a cell's env.
+// "HIGH 0.8, LOW 0.8" / "default" / "HIGH 0.8, LOW unset (1.4)" / "PYTORCH_CUDA_ALLOC_CONF=..." for a cell's env.
 std::string describe_env(const std::map<std::string, std::string>& env);
 
 // Makes OUT/<date>-<name>, or -2, -3, ... when it exists; never touches an existing folder.

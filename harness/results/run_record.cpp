@@ -52,6 +52,7 @@ nlohmann::json to_json(const RunRecord& r) {
       {"swap_before_bytes", r.swap_before_bytes},
       {"swap_after_bytes", r.swap_after_bytes},
       {"swap_peak_bytes", r.swap_peak_bytes},
+      {"swap_end_bytes", o(r.swap_end_bytes)},
       {"peak_footprint_bytes", o(r.peak_footprint_bytes)},
       {"peak_sandbox_bytes", o(r.peak_sandbox_bytes)},
       {"started_utc", r.started_utc},
@@ -91,6 +92,7 @@ RunRecord run_from_json(const nlohmann::json& j) {
   r.swap_before_bytes = get_or<uint64_t>(j, "swap_before_bytes", 0);
   r.swap_after_bytes = get_or<uint64_t>(j, "swap_after_bytes", 0);
   r.swap_peak_bytes = get_or<uint64_t>(j, "swap_peak_bytes", 0);
+  r.swap_end_bytes = get_opt<uint64_t>(j, "swap_end_bytes");
   r.peak_footprint_bytes = get_opt<uint64_t>(j, "peak_footprint_bytes");
   r.peak_sandbox_bytes = get_opt<uint64_t>(j, "peak_sandbox_bytes");
   r.started_utc = get_or<std::string>(j, "started_utc", "");

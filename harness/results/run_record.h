@@ -30,6 +30,7 @@ struct RunRecord {
   std::optional<uint64_t> driver_bytes;
   std::optional<uint64_t> recommended_max_bytes;
   uint64_t swap_before_bytes = 0, swap_after_bytes = 0, swap_peak_bytes = 0;
+  std::optional<uint64_t> swap_end_bytes;  // after the child was gone
   std::optional<uint64_t> peak_footprint_bytes;
   std::optional<uint64_t> peak_sandbox_bytes;
   std::string started_utc, ended_utc;

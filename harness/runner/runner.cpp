@@ -531,6 +531,7 @@ int run_matrix(const RunnerOptions& opts_in, std::ostream& out, std::ostream& er
     rec.swap_before_bytes = res.swap_before;
     rec.swap_after_bytes = res.swap_after;
     rec.swap_peak_bytes = res.swap_peak;
+    rec.swap_end_bytes = res.swap_end;
     rec.peak_footprint_bytes = res.peak_footprint;
     if (sandbox) rec.peak_sandbox_bytes = sandbox->peak_usage();
     rec.duration_s = res.duration;

@@ -103,6 +103,7 @@ class Validator {
     if (v.is_number()) {
       double d = v.get<double>();
       if (!(d > 0)) fail(path, fmt::format("value {} must be > 0 seconds", show(v)));
+      if (!(d <= 1e9)) fail(path, fmt::format("value {} is too long (over 30 years)", show(v)));
       return d;
     }
     if (!v.is_string()) fail(path, fmt::format("value {} is a {}; expected a duration such as \"30s\" or \"10m\"", show(v), v.type_name()));
@@ -207,6 +208,8 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/false);
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw ScenarioError(fmt::format("{}: malformed JSON: a number is out of range ({})", source, e.what()));
   } catch (const nlohmann::json::parse_error& e) {
     auto [line, col] = line_col(text, e.byte);
     std::string what = e.what();

@@ -169,7 +169,7 @@ TEST(Report, RebuildsSummaryTableAndCsvFromRunFiles) {
   EXPECT_NE(table.find("guard x3"), std::string::npos) << table;
   EXPECT_NE(table.find("31.00 GiB (30.00 GiB - 32.00 GiB), 3 runs"), std::string::npos) << table;
   EXPECT_NE(table.find("config: invalid low watermark ratio 1.4"), std::string::npos) << table;
-  EXPECT_NE(table.find("HIGH 0.8 alone"), std::string::npos) << table;
+  EXPECT_NE(table.find("HIGH 0.8, LOW unset (1.4)"), std::string::npos) << table;
   EXPECT_NE(table.find("not run"), std::string::npos) << table;
   auto summary = read_json_file(d + "/summary.json");
   EXPECT_EQ(summary["schema_version"], 1);
@@ -177,7 +177,7 @@ TEST(Report, RebuildsSummaryTableAndCsvFromRunFiles) {
   EXPECT_EQ(summary["not_run"].size(), 2u);
   const std::string csv = read_file(d + "/results.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
-  EXPECT_NE(csv.find("\"HIGH 0.8 alone\"") == std::string::npos ? csv.find("HIGH 0.8 alone") : 0, std::string::npos);
+  EXPECT_NE(csv.find("\"HIGH 0.8, LOW unset (1.4)\""), std::string::npos) << csv;
 }
 
 TEST(Report, NotAResultFolderIsAClearError) {

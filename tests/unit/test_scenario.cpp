@@ -141,3 +141,14 @@ TEST(Scenario, RoundTripsThroughScenarioJson) {
   EXPECT_DOUBLE_EQ(t.timeout, s.timeout);
   EXPECT_EQ(t.guard.swap_budget.text, s.guard.swap_budget.text);
 }
+
+// Found by tests/fuzz/fuzz_scenario: an out-of-range number escaped as a JSON exception, and an
+// infinite timeout made a scenario.json that could not be read back.
+TEST(Scenario, FuzzFindingsStayFixed) {
+  std::vector<std::string> w;
+  EXPECT_THROW(parse_scenario("{\"timeout\": 1e400}", "x.json", w), ScenarioError);
+  EXPECT_THROW(parse_scenario(R"({"name":"a","device":"cpu","timeout":"1e308h","matrix":[{"label":"a"}]})", "x.json", w),
+               ScenarioError);
+  EXPECT_THROW(parse_scenario(R"({"name":"a","device":"cpu","timeout":1e300,"matrix":[{"label":"a"}]})", "x.json", w),
+               ScenarioError);
+}

@@ -61,3 +61,13 @@ TEST(Units, FormatsLikePyTorchBoundaries) {
   EXPECT_EQ(format_size(512 * MiB), "512.00 MiB");
   EXPECT_EQ(format_size(static_cast<uint64_t>(37.44 * GiB)), "37.44 GiB");
 }
+
+// Found by tests/fuzz/fuzz_sizes: sizes from 2^63 up came back as 2^63 (llround overflow), and
+// durations could be infinite.
+TEST(Units, FuzzFindingsStayFixed) {
+  EXPECT_EQ(parse_size("10000000000000000000"), 10000000000000000000ull);
+  EXPECT_EQ(parse_size("15728640TiB"), 15728640ull * TiB);
+  EXPECT_THROW(parse_size("16777216TiB"), UnitError) << "2^64 does not fit";
+  EXPECT_THROW(parse_duration("1e308h"), UnitError);
+  EXPECT_EQ(parse_size_expr("1000%RAM").resolve(UINT64_MAX), UINT64_MAX);
+}
