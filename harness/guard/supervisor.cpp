@@ -71,6 +71,8 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
           // The footprint right after each step: the 0.5 s samples alone miss the peak of a
           // fill that ends between two of them.
           if (!final_read) {
+            // Memory grows at the child's steps: check the guard right away, not at the next tick.
+            next_check = std::min(next_check, clock.now());
             try {
               r.peak_footprint = std::max(r.peak_footprint, probe.process(child.pid, opts.cgroup_dir).footprint);
             } catch (const ProbeError&) {

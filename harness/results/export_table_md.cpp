@@ -75,7 +75,8 @@ class TableMd : public Exporter {
     for (const auto& label : order) {
       const auto& g = groups[label];
       const RunRecord& first = *g.front();
-      const std::string env = describe_env(first.env);
+      std::string env = describe_env(first.env);
+      if (first.data != "random") env += ", data " + first.data;
       std::string setting = env == label ? fmt::format("`{}`", label) : fmt::format("`{}` ({})", label, env);
       if (g.size() == 1) {
         out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", setting, who_cell(first), gib(first.held_bytes),
@@ -102,6 +103,19 @@ class TableMd : public Exporter {
     }
     for (const auto& n : r.not_run)
       out += fmt::format("| `{}` (repeat {}) | not run: {} | - | - | - | - |\n", n.label, n.repeat, n.why);
+    // The offload program's stages (write-up 000): footprint, device driver count, held.
+    for (const auto& run : r.runs) {
+      if (!run.stages.is_array() || run.stages.empty()) continue;
+      out += fmt::format("\n## Stages of `{}` (repeat {})\n\n", run.label, run.repeat);
+      out += "| step | footprint (parent) | footprint (child) | device allocated | device driver | held |\n|---|---|---|---|---|---|\n";
+      auto cell = [](const nlohmann::json& st, const char* k) {
+        return st.contains(k) && st[k].is_number() ? gib(st[k].get<uint64_t>()) : std::string("-");
+      };
+      for (const auto& st : run.stages)
+        out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", st.value("name", "?"), cell(st, "footprint_sampled_bytes"),
+                           cell(st, "footprint_bytes"), cell(st, "allocated_bytes"), cell(st, "driver_bytes"),
+                           cell(st, "held_bytes"));
+    }
     out += "\nHeld = bytes of tensors the fill child held when it stopped. Swap = the system's swap used at the start -> at the end of the run "
            "(the last reading while the child still held its memory). Peak footprint = the child's resident + swapped memory, "
            "sampled by the parent.\n";

@@ -89,6 +89,7 @@ std::vector<std::unique_ptr<Exporter>> all_exporters() {
   v.push_back(make_summary_exporter());
   v.push_back(make_table_exporter());
   v.push_back(make_csv_exporter());
+  v.push_back(make_readme_exporter());
   return v;
 }
 

@@ -38,6 +38,7 @@ std::vector<std::unique_ptr<Exporter>> all_exporters();
 std::unique_ptr<Exporter> make_summary_exporter();
 std::unique_ptr<Exporter> make_table_exporter();
 std::unique_ptr<Exporter> make_csv_exporter();
+std::unique_ptr<Exporter> make_readme_exporter();
 
 // Reads machine.json, scenario.json and runs/*.json. Throws FileError when DIR is not a result
 // folder. Runs that scenario.json plans but that have no file are listed in not_run with `why_missing`.

@@ -37,6 +37,8 @@ nlohmann::json to_json(const RunRecord& r) {
       {"repeat", r.repeat},
       {"env", r.env},
       {"device", r.device},
+      {"data", r.data},
+      {"program", r.program},
       {"stopped_by", r.stopped_by},
       {"detail", r.detail},
       {"error_text", o(r.error_text)},
@@ -77,6 +79,8 @@ RunRecord run_from_json(const nlohmann::json& j) {
   r.repeat = get_or<int>(j, "repeat", 1);
   r.env = get_or<std::map<std::string, std::string>>(j, "env", {});
   r.device = get_or<std::string>(j, "device", "");
+  r.data = get_or<std::string>(j, "data", "random");
+  r.program = get_or<std::string>(j, "program", "fill");
   r.stopped_by = get_or<std::string>(j, "stopped_by", "");
   r.detail = get_or<std::string>(j, "detail", "");
   r.error_text = get_opt<std::string>(j, "error_text");

@@ -17,6 +17,8 @@ struct RunRecord {
   int repeat = 1;
   std::map<std::string, std::string> env;
   std::string device;
+  std::string data = "random";   // random | ones | zeros
+  std::string program = "fill";  // fill | offload
   std::string stopped_by;
   std::string detail;
   std::optional<std::string> error_text;

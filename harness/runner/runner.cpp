@@ -265,7 +265,11 @@ int run_matrix(const RunnerOptions& opts_in, std::ostream& out, std::ostream& er
   nlohmann::json scenario_json = to_json(sc);
   {
     nlohmann::json m = nlohmann::json::array();
-    for (const auto* c : cells) m.push_back({{"label", c->label}, {"env", c->env}});
+    for (const auto* c : cells) {
+      nlohmann::json cell = {{"label", c->label}, {"env", c->env}};
+      if (!c->data.empty()) cell["data"] = c->data;
+      m.push_back(cell);
+    }
     scenario_json["matrix"] = m;
     scenario_json["resolved"] = {{"ram_bytes", sizes.ram},
                                  {"step_bytes", sizes.step},
@@ -361,6 +365,8 @@ int run_matrix(const RunnerOptions& opts_in, std::ostream& out, std::ostream& er
     rec.repeat = pr.repeat;
     rec.env = pr.cell->env;
     rec.device = sc.device;
+    rec.data = pr.cell->data.empty() ? sc.data : pr.cell->data;
+    rec.program = sc.program;
     rec.step_bytes = sizes.step;
     rec.cap_bytes = sizes.cap;
     rec.trace = "runs/" + rec.file_stem() + ".trace.jsonl";
@@ -405,7 +411,7 @@ int run_matrix(const RunnerOptions& opts_in, std::ostream& out, std::ostream& er
       }
     }
 
-    std::vector<std::string> argv = {fill, "--device", sc.device, "--step", std::to_string(sizes.step), "--data", sc.data};
+    std::vector<std::string> argv = {fill, "--device", sc.device, "--step", std::to_string(sizes.step), "--data", rec.data};
     if (sizes.cap) argv.insert(argv.end(), {"--cap", std::to_string(*sizes.cap)});
     if (sc.program != "fill") argv.insert(argv.end(), {"--program", sc.program});
     if (sc.step_delay > 0) argv.insert(argv.end(), {"--step-delay", fmt::format("{}", sc.step_delay)});
@@ -476,7 +482,12 @@ int run_matrix(const RunnerOptions& opts_in, std::ostream& out, std::ostream& er
         trace->line({{"type", "event"}, {"t", t}, {"kind", "step"}, {"index", msg.value("index", 0)},
                      {"held", report.held_bytes}, {"step_seconds", msg.value("step_seconds", 0.0)}});
       } else if (type == "stage") {
-        nlohmann::json e = msg;
+        // The parent's own reading of the child's footprint at this stage (phys_footprint on a Mac).
+        try {
+          report.stages.back()["footprint_sampled_bytes"] = probe->process(child.pid, sup.cgroup_dir).footprint;
+        } catch (const ProbeError&) {
+        }
+        nlohmann::json e = report.stages.back();
         e["type"] = "event";
         e["kind"] = "stage";
         e["t"] = t;

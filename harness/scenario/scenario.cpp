@@ -20,7 +20,7 @@ const std::vector<std::string> kTopKeys = {"name",    "description", "device", "
                                            "resolved", "source"};  // the last two: written by wmbench into scenario.json
 const std::vector<std::string> kGuardKeys = {"swap_budget", "wait_free", "kill_free", "interval",
                                              "check_interval", "wait_free_timeout", "grace"};
-const std::vector<std::string> kCellKeys = {"label", "env", "$comment"};
+const std::vector<std::string> kCellKeys = {"label", "env", "data", "$comment"};
 const std::vector<std::string> kData = {"random", "ones", "zeros"};
 const std::vector<std::string> kPrograms = {"fill", "offload"};
 
@@ -268,6 +268,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
     if (auto p = label_problem(cell.label); !p.empty())
       val.fail(where + ".label", fmt::format("value \"{}\" {}; labels become file names: use 1-64 letters, digits, '.', '_', '-', '+'", cell.label, p));
     if (!seen.insert(cell.label).second) val.fail(where + ".label", fmt::format("value \"{}\" is a duplicate; labels must be unique", cell.label));
+    if (c.contains("data")) cell.data = val.choice(c, "data", where + ".data", kData, "");
     if (c.contains("env")) {
       const auto& e = c["env"];
       if (!e.is_object()) val.fail(where + ".env", fmt::format("value {} is a {}; expected an object of variable: \"value\"", Validator::show(e), e.type_name()));
@@ -297,7 +298,11 @@ Scenario load_scenario(const std::string& path, std::vector<std::string>& warnin
 
 nlohmann::json to_json(const Scenario& s) {
   nlohmann::json matrix = nlohmann::json::array();
-  for (const auto& c : s.matrix) matrix.push_back({{"label", c.label}, {"env", c.env}});
+  for (const auto& c : s.matrix) {
+    nlohmann::json cell = {{"label", c.label}, {"env", c.env}};
+    if (!c.data.empty()) cell["data"] = c.data;
+    matrix.push_back(cell);
+  }
   nlohmann::json j = {
       {"name", s.name},
       {"description", s.description},

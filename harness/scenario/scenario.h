@@ -22,6 +22,7 @@ struct ScenarioError : std::runtime_error {
 struct Cell {
   std::string label;
   std::map<std::string, std::string> env;  // exact variables to set, passed verbatim
+  std::string data;                        // "" = the scenario's; else random | ones | zeros
 };
 
 struct GuardSettings {

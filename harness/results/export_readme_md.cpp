@@ -1,0 +1,148 @@
+// README.md of a result folder: the setup, the table, and findings read off the numbers (never
+// written by hand): who stopped what, whether ones-data compressed, what the offload stages show.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common/units.h"
+#include "results/report.h"
+
+namespace wmb {
+namespace {
+
+std::string gib(uint64_t b) { return fmt::format("{:.2f} GiB", static_cast<double>(b) / GiB); }
+
+uint64_t grow(const RunRecord& r) { return r.swap_after_bytes > r.swap_before_bytes ? r.swap_after_bytes - r.swap_before_bytes : 0; }
+
+// Footprint per held byte: ~1 when every held page is resident or swapped, far below 1 when the
+// OS compressed the pages (macOS compresses pages of identical values).
+std::optional<double> footprint_ratio(const RunRecord& r) {
+  if (!r.peak_footprint_bytes || r.held_bytes < 64 * MiB) return std::nullopt;
+  return static_cast<double>(*r.peak_footprint_bytes) / static_cast<double>(r.held_bytes);
+}
+
+std::string compression_finding(const Report& r) {
+  std::vector<const RunRecord*> ones, random;
+  for (const auto& run : r.runs) {
+    if (run.data == "ones" || run.data == "zeros") ones.push_back(&run);
+    if (run.data == "random") random.push_back(&run);
+  }
+  if (ones.empty() || random.empty()) return "";
+  std::string out = "- **Compression trap** (ones vs random data):\n";
+  std::optional<double> ro, rr;
+  for (auto* o : ones)
+    if (auto x = footprint_ratio(*o)) ro = std::min(ro.value_or(*x), *x);
+  for (auto* o : random)
+    if (auto x = footprint_ratio(*o)) rr = std::max(rr.value_or(*x), *x);
+  for (auto* o : ones)
+    out += fmt::format("  `{}` ({}): held {}, peak footprint {}, swap +{}, stopped by {}.\n", o->label, o->data, gib(o->held_bytes),
+                       o->peak_footprint_bytes ? gib(*o->peak_footprint_bytes) : "-", gib(grow(*o)), o->stopped_by);
+  for (auto* o : random)
+    out += fmt::format("  `{}` (random): held {}, peak footprint {}, swap +{}, stopped by {}.\n", o->label, gib(o->held_bytes),
+                       o->peak_footprint_bytes ? gib(*o->peak_footprint_bytes) : "-", gib(grow(*o)), o->stopped_by);
+  if (ro && rr && *ro < 0.5 * *rr)
+    out += fmt::format(
+        "  The {} data took {:.0f} % of its held size in footprint, random data {:.0f} %: the OS compressed the "
+        "uniform pages. A memory test with such data measures the compressor, not the limit: use random data.\n",
+        ones.front()->data, *ro * 100, *rr * 100);
+  else if (ro && rr)
+    out += fmt::format(
+        "  Both took about their held size in footprint ({:.0f} % and {:.0f} %): no page compression was seen on this "
+        "machine (Linux without zswap/zram behaves so), so here ones and random data behave alike. On a Mac the ones "
+        "run is expected to reach the cap without swap.\n",
+        *ro * 100, *rr * 100);
+  else
+    out += "  Too little was held to compare footprints.\n";
+  return out;
+}
+
+std::string offload_finding(const Report& r) {
+  std::string out;
+  for (const auto& run : r.runs) {
+    if (!run.stages.is_array() || run.stages.empty()) continue;
+    std::map<std::string, nlohmann::json> st;
+    for (const auto& s : run.stages) st[s.value("name", "")] = s;
+    auto val = [&](const char* stage, const char* key) -> std::optional<uint64_t> {
+      if (!st.count(stage) || !st[stage].contains(key) || !st[stage][key].is_number()) return std::nullopt;
+      return st[stage][key].get<uint64_t>();
+    };
+    out += fmt::format("- **Offload stages** of `{}` on {}:", run.label, run.device);
+    auto dev_on = val("on_device", "driver_bytes") ? val("on_device", "driver_bytes") : val("on_device", "allocated_bytes");
+    auto dev_moved = val("moved_to_cpu", "driver_bytes") ? val("moved_to_cpu", "driver_bytes") : val("moved_to_cpu", "allocated_bytes");
+    auto fp_on = val("on_device", "footprint_sampled_bytes"), fp_moved = val("moved_to_cpu", "footprint_sampled_bytes"),
+         fp_read = val("cpu_read", "footprint_sampled_bytes"), fp_rel = val("released", "footprint_sampled_bytes");
+    if (dev_on && dev_moved)
+      out += fmt::format(" the device counted {} on the device and {} after `.to(\"cpu\")` + empty cache.", gib(*dev_on), gib(*dev_moved));
+    if (fp_on && fp_moved && fp_read)
+      out += fmt::format(" The process footprint went {} (on device) -> {} (moved to cpu) -> {} (cpu copy read){}.", gib(*fp_on),
+                         gib(*fp_moved), gib(*fp_read), fp_rel ? " -> " + gib(*fp_rel) + " (released to meta)" : "");
+    if (run.device == "cuda")
+      out += " On a discrete GPU the copy to the CPU really frees device memory: the process's host footprint grows by the copy.";
+    else if (run.device == "mps")
+      out += " On Apple silicon CPU and GPU share one pool: moving to the CPU frees nothing the GPU could use.";
+    else
+      out += " On the cpu device, device and host memory are the same RAM: the copy doubles what is held until the device tensors are dropped.";
+    out += "\n";
+  }
+  return out;
+}
+
+class ReadmeMd : public Exporter {
+ public:
+  std::string file_name() const override { return "README.md"; }
+  std::string render(const Report& r) const override {
+    const auto& m = r.machine;
+    std::string out = fmt::format("# {}: {}\n\n", r.scenario.value("name", "wmbench"), m.value("started_utc", "").substr(0, 10));
+    if (!r.scenario.value("description", std::string()).empty()) out += r.scenario.value("description", std::string()) + "\n\n";
+    out += "## Setup\n\n";
+    out += fmt::format("- Machine: {} {}, {}, {} RAM, swap {}\n", m.value("os", "?"), m.value("os_version", ""), m.value("chip", "?"),
+                       m.contains("ram_bytes") && m["ram_bytes"].is_number() ? gib(m["ram_bytes"].get<uint64_t>()) : "?",
+                       m.contains("swap_total_bytes") && m["swap_total_bytes"].is_number() ? gib(m["swap_total_bytes"].get<uint64_t>()) : "?");
+    out += fmt::format("- torch {} ({}), device `{}`\n", m.value("torch_version", "?"),
+                       m.contains("torch_library") && m["torch_library"].is_string() ? m["torch_library"].get<std::string>() : "library unknown",
+                       m.value("device", "?"));
+    out += fmt::format("- wmbench {} ({}), {} -> {}\n", m.value("wmbench_version", "?"), m.value("git_rev", "?"), m.value("started_utc", "?"),
+                       m.value("ended_utc", "?"));
+    if (r.scenario.contains("resolved")) {
+      const auto& z = r.scenario["resolved"];
+      out += fmt::format("- Step {}, cap {}, guard swap budget {}\n", gib(z.value("step_bytes", uint64_t{0})),
+                         z.contains("cap_bytes") && z["cap_bytes"].is_number() ? gib(z["cap_bytes"].get<uint64_t>()) : "none",
+                         gib(z.value("swap_budget_bytes", uint64_t{0})));
+    }
+    if (m.contains("notes") && m["notes"].is_array())
+      for (const auto& n : m["notes"]) out += "- " + n.get<std::string>() + "\n";
+    out += "\n## Table\n\n";
+    std::string table = make_table_exporter()->render(r);
+    auto pos = table.find("| setting");
+    out += pos == std::string::npos ? table : table.substr(pos);
+    out += "\n## Findings (read off the numbers above)\n\n";
+    std::map<std::string, std::vector<std::string>> by;
+    for (const auto& run : r.runs) by[run.stopped_by].push_back("`" + run.label + "`");
+    for (const auto& [who, labels] : by) {
+      std::string l;
+      for (const auto& x : labels) l += (l.empty() ? "" : ", ") + x;
+      std::string what = who == "guard"     ? "slid into swap until the guard stopped them (no error from PyTorch)"
+                         : who == "pytorch" ? "got a clean out-of-memory error from PyTorch"
+                         : who == "config"  ? "were refused by PyTorch at the first allocation (bad settings)"
+                         : who == "cap"     ? "reached the cap"
+                                            : "ended as: " + who;
+      out += fmt::format("- {} {}.\n", l, what);
+    }
+    for (const auto& run : r.runs)
+      if (run.stopped_by == "pytorch" && grow(run) >= 64 * MiB)
+        out += fmt::format("- `{}` was stopped by PyTorch but swap still grew {}: its limit lay beyond the memory that was free.\n",
+                           run.label, gib(grow(run)));
+    out += compression_finding(r);
+    out += offload_finding(r);
+    if (!r.not_run.empty()) out += fmt::format("- {} planned runs were not run (see the table).\n", r.not_run.size());
+    out += "\nFiles: `summary.json`, `table.md`, `results.csv`, `runs/` (one JSON and one trace per run), `plots/`.\n";
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Exporter> make_readme_exporter() { return std::make_unique<ReadmeMd>(); }
+
+}  // namespace wmb
