@@ -34,6 +34,8 @@ class FillDevice {
   virtual at::Device torch_device() const = 0;
   // Called when a tensor obtained from allocate() is released (the model tracks its driver count).
   virtual void on_release(uint64_t /*bytes*/) {}
+  // The exact limit, where the device knows it (the model does; PyTorch's MPS hooks do not say it).
+  virtual std::optional<uint64_t> max_allowed() { return std::nullopt; }
 };
 
 // Defined in device_mps.cpp, which is compiled only on Apple platforms.

@@ -94,6 +94,10 @@ class MpsModelDevice final : public FillDevice {
   at::Device torch_device() const override { return at::Device(at::kCPU); }
 
   void on_release(uint64_t bytes) override { model_.release(bytes); }
+  std::optional<uint64_t> max_allowed() override {
+    if (model_.config_error() || !model_.limited()) return std::nullopt;
+    return model_.max_allowed();
+  }
 
  private:
   uint64_t recommended_max_;

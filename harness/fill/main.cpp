@@ -189,6 +189,9 @@ int main(int argc, char** argv) {
       run_fill(*device, opts, out, *held);
   } catch (...) {
     code = report_current_exception(out);
+    // The exact limit, to the byte, where the device knows it (the message rounds to 2 decimals).
+    if (device && code == 3)
+      if (auto m = device->max_allowed()) out.write({{"type", "limit"}, {"max_allowed_bytes", *m}});
   }
   (void)device.release();
   std::cerr << std::flush;

@@ -35,7 +35,10 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
   std::optional<ExitStatus> ended;
   double stop_decided = 0;
 
+  std::function<void(double)> sample;
   auto stop = [&](Stopper who, const std::string& why) {
+    // One last sample at the decision: the trace then shows what the guard saw.
+    sample(clock.now());
     r.stopper = who;
     r.reason = why;
     stop_decided = clock.now();
@@ -86,7 +89,7 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
     }
   };
 
-  auto sample = [&](double now) {
+  sample = [&](double now) {
     nlohmann::json s = {{"type", "sample"}, {"t", now - t0}};
     try {
       SystemMemory m = probe.system();

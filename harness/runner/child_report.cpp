@@ -35,6 +35,8 @@ bool ChildReport::absorb(const nlohmann::json& msg) {
     if (auto h = opt_u64(msg, "held_bytes")) held_bytes = *h;
     allocated_bytes = opt_u64(msg, "allocated_bytes");
     driver_bytes = opt_u64(msg, "driver_bytes");
+  } else if (type == "limit") {
+    exact_max_allowed = opt_u64(msg, "max_allowed_bytes");
   } else if (type == "warning") {
     warnings.push_back(msg.value("text", ""));
   } else {

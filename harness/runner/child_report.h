@@ -20,6 +20,7 @@ struct ChildReport {
   std::optional<std::string> error_exception;
   std::optional<std::string> done_reason;
   std::vector<nlohmann::json> stages;  // program "offload"
+  std::optional<uint64_t> exact_max_allowed;  // the device's own limit, to the byte (mps-model)
   std::vector<std::string> warnings;
 
   // Folds one protocol line in; returns false for a line of unknown type.

@@ -522,6 +522,8 @@ int run_matrix(const RunnerOptions& opts_in, std::ostream& out, std::ostream& er
       rec.error = to_json(*cls.error);
       rec.max_allowed_bytes = cls.error->max_allowed_bytes;
     }
+    // Where the device knows its limit to the byte (the model), that beats the 2-decimal text.
+    if (report.exact_max_allowed && rec.stopped_by == "pytorch") rec.max_allowed_bytes = report.exact_max_allowed;
     rec.held_bytes = report.held_bytes;
     rec.steps = report.steps;
     rec.allocated_bytes = report.allocated_bytes;

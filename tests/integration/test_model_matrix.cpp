@@ -1,0 +1,57 @@
+// The README's main command off a Mac: `wmbench run` with no arguments, as root with swap, runs the
+// watermark matrix on mps-model in a 2 GiB sandbox and must reproduce the write-up's pattern.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "proc_util.h"
+
+using namespace wmbt;
+
+namespace {
+uint64_t swap_total() {
+  std::ifstream in("/proc/meminfo");
+  std::string k, unit;
+  uint64_t v;
+  while (in >> k >> v) {
+    std::getline(in, unit);
+    if (k == "SwapTotal:") return v * 1024;
+  }
+  return 0;
+}
+}  // namespace
+
+TEST(ModelMatrix, MainCommandReproducesTheWriteUpsPatternInASandbox) {
+  if (::geteuid() != 0) GTEST_SKIP() << "not root: the 2 GiB sandbox needs a memory cgroup (CI runs as root)";
+  if (swap_total() < (1ull << 30)) GTEST_SKIP() << "less than 1 GiB of swap: run `sudo scripts/swapfile.sh on` (scripts/test.sh does)";
+  const std::string t = tmpdir();
+  RunOpts o;
+  o.set_env["WMBENCH_FILL"] = WMBENCH_FILL_BIN;
+  o.timeout = 900;
+  auto r = run({WMBENCH_BIN, "run", "--out", t, "--no-plots"}, o);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("MODEL of the MPS allocator"), std::string::npos) << "says plainly that this is a model";
+  const std::string dir = only_result_dir(t);
+  auto s = read_json(dir + "/summary.json");
+  EXPECT_EQ(s["device"], "mps-model");
+  std::map<std::string, nlohmann::json> by;
+  for (auto& run : s["runs"]) by[run["label"]] = run;
+  ASSERT_EQ(by.size(), 6u);
+  for (const char* l : {"default", "high-0.0", "high-1.0-low-1.0"}) {
+    EXPECT_EQ(by[l]["stopped_by"], "guard") << l << ": " << by[l].dump(2);
+    EXPECT_GT(by[l]["swap_after_bytes"].get<uint64_t>(), by[l]["swap_before_bytes"].get<uint64_t>()) << l;
+  }
+  const uint64_t rec = s["machine"]["recommended_max_bytes"];
+  for (auto [l, ratio] : {std::pair{"high-0.8-low-0.8", 0.8}, std::pair{"high-0.5-low-0.5", 0.5}}) {
+    EXPECT_EQ(by[l]["stopped_by"], "pytorch") << l << ": " << by[l].dump(2);
+    // As PyTorch computes it: static_cast<size_t>(ratio * (double)recommendedMaxWorkingSetSize).
+    EXPECT_EQ(by[l]["max_allowed_bytes"].get<uint64_t>(), static_cast<uint64_t>(ratio * static_cast<double>(rec))) << l;
+    const uint64_t before = by[l]["swap_before_bytes"], peak = by[l]["swap_peak_bytes"];
+    EXPECT_LT(peak - before, 16ull << 20) << l << ": no swap growth in a row PyTorch stopped";
+  }
+  EXPECT_EQ(by["high-0.8-alone"]["stopped_by"], "config");
+  EXPECT_NE(by["high-0.8-alone"]["error_text"].get<std::string>().find("invalid low watermark ratio 1.4"), std::string::npos);
+  EXPECT_NE(slurp(dir + "/table.md").find("This is a model of a Mac"), std::string::npos);
+}
