@@ -20,6 +20,9 @@ export LD_LIBRARY_PATH="$root/.deps/lib:${LD_LIBRARY_PATH:-}"
 "$b/wmbench" run "$root/scenarios/cuda-fraction.json" --out "$out/results"
 "$b/wmbench" run "$root/scenarios/offload-footprint.json" --device cuda --out "$out/results"
 "$b/wmbench" run "$root/scenarios/offload-footprint.json" --device cpu --out "$out/results"
+# One half of a torch-release pair (the other half: the same command with libtorch 1.13 on Debian).
+"$b/wmbench" run "$root/scenarios/mps-watermark.json" --device mps-model --recommended-max 2GiB --cap 3GiB --step 32MiB \
+  --out "$out/results-pair" --no-plots
 if [[ -x "$b/wmbench-bench" ]]; then
   "$b/wmbench-bench" --benchmark_filter="${WMBENCH_GPU_BENCH_FILTER:-Cuda|ChildStart|PythonImport|FillCpu/random|RandnCpu|MemsetFresh}" \
     --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \

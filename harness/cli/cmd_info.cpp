@@ -61,7 +61,9 @@ int info_command(std::string device, bool json_out) {
   // Limits of the default scenario's settings.
   nlohmann::json settings = nlohmann::json::array();
   std::vector<std::string> warnings;
-  const std::string path = find_repo_file("scenarios/mps-watermark.json");
+  const std::string path = device == "cuda" ? "" : find_repo_file("scenarios/mps-watermark.json");
+  if (device == "cuda")
+    j["settings_note"] = "MPS watermark limits are not shown for cuda; see scenarios/cuda-fraction.json";
   if (!path.empty()) {
     try {
       Scenario s = load_scenario(path, warnings);

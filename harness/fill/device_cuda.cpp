@@ -31,6 +31,7 @@ class CudaDevice final : public FillDevice {
   at::Tensor allocate(uint64_t bytes, DataKind data) override {
     TORCH_CHECK(bytes >= 4 && bytes % 4 == 0, "cuda fill: size must be a positive multiple of 4 bytes, got ", bytes);
     at::Tensor t = at::empty({static_cast<int64_t>(bytes / 4)}, at::TensorOptions().dtype(at::kFloat).device(device_));
+    allocated_once_ = true;
     switch (data) {
       case DataKind::Random: t.uniform_(); break;
       case DataKind::Ones: t.fill_(1.0); break;
@@ -41,6 +42,9 @@ class CudaDevice final : public FillDevice {
 
   DeviceStats stats() override {
 #ifdef WMB_CUDA_STATS
+    // Before the first allocation the caching allocator has no state for the device and torch
+    // 2.11 throws "Invalid device argument" (seen on the H200): nothing is allocated yet then.
+    if (!allocated_once_) return DeviceStats{0, 0};
     const auto s = c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index());
     // Index 0 is the aggregate over all pools (StatType::AGGREGATE) in 1.13 and 2.x alike.
     return DeviceStats{static_cast<uint64_t>(s.allocated_bytes[0].current),
@@ -70,6 +74,7 @@ class CudaDevice final : public FillDevice {
 
  private:
   at::Device device_{at::kCUDA, 0};
+  bool allocated_once_ = false;
 };
 
 }  // namespace

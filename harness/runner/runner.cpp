@@ -313,11 +313,16 @@ int run_matrix(const RunnerOptions& opts_in, std::ostream& out, std::ostream& er
                         {"recommended_max_bytes", model->recommended_max},
                         {"free_fraction", model->free_fraction},
                         {"free_bytes", model->sandbox},
-                        {"note", fmt::format("the MPS allocator's limit policy on real CPU memory. It stands for a {} Mac "
-                                             "scaled down so that its free memory ({}) is the sandbox; modelled RAM {}, "
-                                             "recommended max {}. Not a measurement of a Mac.",
-                                             format_size(model->mac_ram), format_size(model->sandbox),
-                                             format_size(model->model_ram), format_size(model->recommended_max))}};
+                        {"note", opts.recommended_max
+                                     ? fmt::format("the MPS allocator's limit policy on real CPU memory, with the recommended max "
+                                                   "given on the command line ({}){}. Not a measurement of a Mac.",
+                                                   format_size(model->recommended_max),
+                                                   opts.ram_limit ? ", in a " + format_size(*opts.ram_limit) + " sandbox" : ", no sandbox")
+                                     : fmt::format("the MPS allocator's limit policy on real CPU memory. It stands for a {} Mac "
+                                                   "scaled down so that its free memory ({}) is the sandbox; modelled RAM {}, "
+                                                   "recommended max {}. Not a measurement of a Mac.",
+                                                   format_size(model->mac_ram), format_size(model->sandbox),
+                                                   format_size(model->model_ram), format_size(model->recommended_max))}};
     machine["recommended_max_bytes"] = model->recommended_max;
   } else {
     machine["model"] = nullptr;
