@@ -1,6 +1,6 @@
 // The "cpu" device: each tensor is fresh anonymous memory (huge pages where the kernel gives
 // them), filled in one pass near memory speed (fast_fill), and wrapped by at::from_blob with a
-// deleter that unmaps it. at::randn would be ~10x slower here (~0.3 GiB/s on the 2-core VM).
+// deleter that unmaps it. at::randn is about 2.5x slower here (0.5-0.6 GiB/s on the 2-core VM; BENCHMARKS.md).
 #include <atomic>
 #include <cerrno>
 #include <chrono>

@@ -158,7 +158,7 @@ ExitStatus stop_process_group(pid_t pid, double grace, bool* killed) {
       ::kill(-pid, SIGKILL);
       return *s;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   if (killed) *killed = true;
   ::kill(-pid, SIGKILL);
