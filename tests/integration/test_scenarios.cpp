@@ -1,0 +1,73 @@
+// Every shipped scenario runs here where that makes sense (cpu or mps-model), through the real
+// runner and fill child.
+#include <gtest/gtest.h>
+
+#include "proc_util.h"
+
+using namespace wmbt;
+
+namespace {
+Result wmbench(std::vector<std::string> args) {
+  args.insert(args.begin(), WMBENCH_BIN);
+  RunOpts o;
+  o.set_env["WMBENCH_FILL"] = WMBENCH_FILL_BIN;
+  return run(args, o);
+}
+const std::string kScenarios = std::string(WMBENCH_SOURCE_DIR) + "/scenarios/";
+}  // namespace
+
+TEST(Scenarios, OffloadFootprintOnCpuHasTheWriteUpsRowsAndTheRelease) {
+  const std::string t = tmpdir();
+  auto r = wmbench({"run", kScenarios + "offload-footprint.json", "--device", "cpu", "--out", t, "--no-plots"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string dir = only_result_dir(t);
+  auto run = read_json(dir + "/runs/01-offload.json");
+  EXPECT_EQ(run["stopped_by"], "finished") << run.dump(2);
+  ASSERT_EQ(run["stages"].size(), 5u);
+  const uint64_t on = run["stages"][1]["footprint_sampled_bytes"], rel = run["stages"][4]["footprint_sampled_bytes"];
+  const uint64_t held = run["stages"][1]["held_bytes"];
+  EXPECT_GT(on, held / 2) << "the parent saw the weights in the footprint";
+  EXPECT_LT(rel + held / 2, on) << "released to meta: the footprint drops";
+  const std::string table = slurp(dir + "/table.md");
+  for (const char* row : {"| start |", "| on_device |", "| moved_to_cpu |", "| cpu_read |", "| released |"})
+    EXPECT_NE(table.find(row), std::string::npos) << row << "\n" << table;
+  EXPECT_NE(slurp(dir + "/README.md").find("Offload stages"), std::string::npos);
+}
+
+TEST(Scenarios, CompressionTrapOnCpuSaysFromTheNumbersThatLinuxDidNotCompress) {
+  const std::string t = tmpdir();
+  auto r = wmbench({"run", kScenarios + "compression-trap.json", "--device", "cpu", "--cap", "256MiB", "--step", "32MiB",
+                    "--out", t, "--no-plots"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string dir = only_result_dir(t);
+  auto s = read_json(dir + "/summary.json");
+  ASSERT_EQ(s["runs"].size(), 2u);
+  EXPECT_EQ(s["runs"][0]["data"], "ones");
+  EXPECT_EQ(s["runs"][1]["data"], "random");
+  for (auto& run : s["runs"]) EXPECT_EQ(run["stopped_by"], "cap");
+  const std::string readme = slurp(dir + "/README.md");
+  EXPECT_NE(readme.find("Compression trap"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("no page compression was seen"), std::string::npos) << readme;
+  EXPECT_NE(slurp(dir + "/table.md").find("data ones"), std::string::npos);
+}
+
+TEST(Scenarios, MpsCiOnTheModelStopsByPyTorchAndConfig) {
+  // The macOS CI scenario on the model of the runner it is written for (recommended max ~4.66 GiB).
+  const std::string t = tmpdir();
+  auto r = wmbench({"run", kScenarios + "mps-ci.json", "--device", "mps-model", "--recommended-max", "4.66GiB", "--out", t,
+                    "--no-plots"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  auto s = read_json(only_result_dir(t) + "/summary.json");
+  for (auto& run : s["runs"]) {
+    const std::string label = run["label"];
+    EXPECT_EQ(run["stopped_by"], label.find("alone") != std::string::npos ? "config" : "pytorch") << run.dump(2);
+  }
+}
+
+TEST(Scenarios, EveryShippedScenarioLoads) {
+  // `wmbench predict --scenario` validates without running anything.
+  for (const char* name : {"mps-watermark", "compression-trap", "offload-footprint", "cuda-fraction", "mps-ci"}) {
+    auto r = run({WMBENCH_BIN, "predict", "--ram", "48GiB", "--scenario", kScenarios + name + ".json"});
+    EXPECT_EQ(r.status, 0) << name << "\n" << r.out << r.err;
+  }
+}
