@@ -294,6 +294,8 @@ class ResultFolder:
                 text += ", %s sandbox = its free memory" % fmt_gib(ram, 0 if abs(ram / GIB - round(ram / GIB)) < 0.05 else 1)
             return text
         text = self.chip
+        if self.machine.get("device") == "cuda" and num(self.machine.get("recommended_max_bytes")):
+            text = "cuda (%s GPU memory) on %s" % (fmt_gib(num(self.machine.get("recommended_max_bytes")), 1), self.chip)
         if ram is not None:
             text += ", %s RAM" % fmt_gib(ram, 0 if abs(ram / GIB - round(ram / GIB)) < 0.05 else 1)
             if isinstance(self.machine.get("sandbox"), dict):

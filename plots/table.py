@@ -131,6 +131,9 @@ def draw(res, out_dir=None):
     ax.grid(axis="y", visible=False)
 
     handles = []
+    cuda = res.machine.get("device") == "cuda"
+    if cuda:
+        ram = None  # the host's RAM says nothing about a GPU's memory; the device total is drawn below
     if ram is not None:
         ax.axvline(ram, color="#333333", linestyle=(0, (6, 3)), linewidth=1.5, zorder=1.5)
         handles.append(Line2D([], [], color="#333333", linestyle=(0, (6, 3)), linewidth=1.5,
@@ -138,7 +141,7 @@ def draw(res, out_dir=None):
     if rec is not None:
         ax.axvline(rec, color="#333333", linestyle=":", linewidth=1.5, zorder=1.5)
         handles.append(Line2D([], [], color="#333333", linestyle=":", linewidth=1.5,
-                              label="recommended max (%s)" % C.fmt_gib(res.recommended_max_bytes, 2)))
+                              label=("GPU memory (%s)" if cuda else "recommended max (%s)") % C.fmt_gib(res.recommended_max_bytes, 2)))
     if any(C.label_stats(rs)["max_allowed"] for _, rs in groups):
         handles.append(Line2D([], [], color="#111111", marker="|", linestyle="none",
                               markersize=13, markeredgewidth=2.6,

@@ -126,12 +126,15 @@ def _plot_run(ax, run, name, res, show_xlabel, show_ylabel):
                     va="bottom", ha="left")
         top = max(top, allowed)
     ram = C.gib(res.ram_bytes)
+    if res.machine.get("device") == "cuda":
+        ram = None  # host RAM is not the limit of a GPU fill
     if ram is not None:
         if plotted and ram > RAM_FAR * max(top, 1e-9):
-            notes.append("RAM (%s) is off this scale" % C.fmt_gib(res.ram_bytes, 0))
+            notes.append(("sandbox (%s) is off this scale" if isinstance(res.machine.get("sandbox"), dict)
+                          else "RAM (%s) is off this scale") % C.fmt_gib(res.ram_bytes, 0))
         else:
             ax.axhline(ram, color=COLORS["ram"], ls=(0, (6, 3)), lw=1.3, zorder=2)
-            ax.annotate("RAM %s" % C.fmt_gib(res.ram_bytes, 0), (0.01, ram),
+            ax.annotate(("sandbox %s" if isinstance(res.machine.get("sandbox"), dict) else "RAM %s") % C.fmt_gib(res.ram_bytes, 0), (0.01, ram),
                         xycoords=("axes fraction", "data"), xytext=(2, 2),
                         textcoords="offset points", fontsize=7.5, color=COLORS["ram"],
                         va="bottom", ha="left")
@@ -141,7 +144,8 @@ def _plot_run(ax, run, name, res, show_xlabel, show_ylabel):
     if ser["stop"] is not None:
         ts.append(ser["stop"])
     t_max = max(ts) if ts else 1.0
-    t_max = t_max if t_max > 0 else 1.0
+    # A run that ended at once (a refused configuration) has one sample at t~0: show a 1 s axis.
+    t_max = t_max if t_max > 0.05 else 1.0
     ax.set_xlim(0, t_max * 1.02)
     if top <= 0:
         top = 1.0

@@ -260,3 +260,32 @@ TEST(Runner, RefusesACpuFillBeyondFreeMemoryUnlessForced) {
   EXPECT_NE(r.err.find("--force"), std::string::npos);
   EXPECT_FALSE(file_exists(t + "/o"));
 }
+
+// SIGTERM and SIGHUP to the parent behave like SIGINT: the child is stopped, exit 128+N.
+class RunnerSignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(RunnerSignal, StopsTheChildAndExits128PlusN) {
+  const int sig = GetParam();
+  const std::string t = tmpdir();
+  auto sc = scenario(t, "sig", R"({"name": "sig", "device": "cpu", "step": "4MiB", "cap": "1GiB", "step_delay": "200ms",
+    "timeout": "120s", "matrix": [{"label": "only"}]})");
+  RunOpts o;
+  o.while_running = [&](pid_t pid) {
+    ASSERT_TRUE(wait_for([&] {
+      std::string dir = only_result_dir(t);
+      return !dir.empty() && file_exists(dir + "/runs/01-only.trace.jsonl") &&
+             slurp(dir + "/runs/01-only.trace.jsonl").find("\"step\"") != std::string::npos;
+    }, 60));
+    ::kill(pid, sig);
+  };
+  auto r = wmbench({"run", sc, "--out", t, "--no-plots"}, o);
+  EXPECT_EQ(r.status, 128 + sig) << r.err;
+  const std::string dir = only_result_dir(t);
+  auto run = run_file(dir, "01-only");
+  EXPECT_EQ(run["stopped_by"], "interrupted");
+  pid_t child = read_jsonl(dir + "/runs/01-only.trace.jsonl").front()["pid"];
+  EXPECT_NE(::kill(child, 0), 0) << "the child is gone";
+  EXPECT_TRUE(file_exists(dir + "/summary.json"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, RunnerSignal, ::testing::Values(SIGTERM, SIGHUP));
