@@ -264,3 +264,26 @@ class BadInputTest(PlotTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CommittedResultsTest(PlotTestCase):
+    """Every committed real result folder under results/ renders, titled with its machine."""
+
+    def test_every_committed_folder_renders(self):
+        results = os.path.join(SOURCE, "results")
+        names = sorted(n for n in os.listdir(results) if os.path.isfile(os.path.join(results, n, "summary.json")))
+        self.assertTrue(names, "no committed result folders")
+        for name in names:
+            path = os.path.join(self.tmp, "committed-" + name)
+            shutil.copytree(os.path.join(results, name), path)
+            shutil.rmtree(os.path.join(path, "plots"), ignore_errors=True)
+            with open(os.path.join(path, "machine.json")) as f:
+                machine = json.load(f)
+            expected = [machine.get("torch_version", "")]
+            if isinstance(machine.get("model"), dict):
+                expected.append("MODEL of a 48 GiB Mac")
+            if machine.get("device") == "cuda":
+                expected.append("GPU memory")
+            self.assert_charts(self.run_script("table.py", path), os.path.join(path, "plots"), "table", expected)
+            self.assert_charts(self.run_script("traces.py", path), os.path.join(path, "plots"), "traces",
+                               [machine.get("torch_version", "")])
