@@ -75,12 +75,22 @@ nlohmann::json read_json_file(const std::string& path) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < text.size() && i + 1 < e.byte; ++i) {
-      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
-    }
+    auto [line, col] = line_col(text, e.byte);
     throw FileError(fmt::format("{}:{}:{}: malformed JSON ({})", path, line, col, e.what()));
   }
+}
+
+std::pair<size_t, size_t> line_col(const std::string& text, size_t offset) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < text.size() && i + 1 < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
 }
 
 void make_dirs(const std::string& path) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,9 @@ void write_json_atomic(const std::string& path, const nlohmann::json& j);
 
 std::string read_file(const std::string& path);                 // throws FileError
 nlohmann::json read_json_file(const std::string& path);         // throws FileError (with line:col on bad JSON)
+
+// 1-based line and column of a byte offset (nlohmann's parse_error::byte) in `text`.
+std::pair<size_t, size_t> line_col(const std::string& text, size_t offset);
 
 void make_dirs(const std::string& path);                        // mkdir -p; throws FileError
 bool path_exists(const std::string& path);

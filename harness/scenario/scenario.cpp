@@ -1,5 +1,7 @@
 #include "scenario/scenario.h"
 
+#include "common/files.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -132,20 +134,6 @@ class Validator {
  private:
   std::string src_;
 };
-
-// Line and column of a byte offset, 1-based.
-std::pair<size_t, size_t> line_col(const std::string& text, size_t offset) {
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i < text.size() && i + 1 < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
 
 bool is_ratio_var(const std::string& k) {
   return k == "PYTORCH_MPS_HIGH_WATERMARK_RATIO" || k == "PYTORCH_MPS_LOW_WATERMARK_RATIO";
