@@ -21,6 +21,22 @@
 
 namespace wmbt {
 
+// This test binary (and so the binaries under test) built with AddressSanitizer?
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kUnderAsan = true;
+#else
+constexpr bool kUnderAsan = false;
+#endif
+#else
+constexpr bool kUnderAsan = false;
+#endif
+// ASan reserves terabytes of address space for its shadow memory, so an RLIMIT_AS test cannot run under it.
+constexpr const char* kAsanNoRlimit = "built with AddressSanitizer, which reserves terabytes of address space: "
+                                      "an address-space limit cannot be tested under it (the plain build tests it)";
+
 struct Result {
   int status = -1;  // exit code, or 128+signal
   std::string out, err;

@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+
+#include "proc_util.h"
 #include <map>
 #include <optional>
 #include <sstream>
@@ -272,6 +274,7 @@ TEST(FillChild, MpsOutsideMacOsIsAUsageError) {
 // A real refusal: under a 2 GiB address-space limit the fill must end in the CPU allocator's
 // error, reported as an error line while the earlier tensors are held, and exit 3.
 TEST(FillChild, CpuAllocationFailureIsReportedLikePyTorch) {
+  if (wmbt::kUnderAsan) GTEST_SKIP() << wmbt::kAsanNoRlimit;
   RunSpec spec;
   spec.args = {"--device", "cpu", "--step", "256MiB"};
   spec.address_space_limit = 2 * GiB;
@@ -325,7 +328,8 @@ TEST(FillChild, OffloadProgramReportsItsStagesThenDone) {
   EXPECT_LT(fp(0) + 32 * MiB, fp(1)) << r.describe();
   EXPECT_GE(fp(1), 64 * MiB) << r.describe();
   EXPECT_GE(fp(3), 64 * MiB) << r.describe();
-  EXPECT_LT(fp(4) + 32 * MiB, fp(3)) << r.describe();
+  // Under ASan freed memory waits in its quarantine, so the drop is only checked in the plain build.
+  if (!wmbt::kUnderAsan) EXPECT_LT(fp(4) + 32 * MiB, fp(3)) << r.describe();
 #endif
   const json& d = r.lines.back();
   EXPECT_EQ(d.value("type", ""), "done") << d.dump();

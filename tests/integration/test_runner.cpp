@@ -108,6 +108,7 @@ TEST(Runner, AParentVariableDoesNotReachACellThatDoesNotSetIt) {
 }
 
 TEST(Runner, ARealCpuAllocationFailureIsStoppedByPyTorch) {
+  if (kUnderAsan) GTEST_SKIP() << kAsanNoRlimit;
   const std::string t = tmpdir();
   auto sc = scenario(t, "as", R"({"name": "as", "device": "cpu", "step": "256MiB", "cap": "16GiB", "timeout": "120s",
     "matrix": [{"label": "rlimit"}]})");
