@@ -2,6 +2,9 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,6 +65,7 @@ Child spawn_child(const SpawnOptions& opts) {
     if (cgroup_fd < 0) throw SpawnError(fmt::format("cannot open {}: {}", opts.cgroup_procs, std::strerror(errno)), errno);
   }
 
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) throw SpawnError(fmt::format("fork: {}", std::strerror(errno)), errno);
   if (pid == 0) {
@@ -71,6 +75,13 @@ Child spawn_child(const SpawnOptions& opts) {
       ::_exit(127);
     };
     if (opts.own_process_group) ::setpgid(0, 0);
+#ifdef __linux__
+    // If wmbench itself dies (even by SIGKILL), its child must not go on filling memory unwatched.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+#else
+    (void)parent;
+#endif
     // Default signal dispositions and an empty mask, whatever the parent had.
     sigset_t none;
     sigemptyset(&none);

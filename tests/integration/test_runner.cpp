@@ -207,7 +207,8 @@ TEST(Runner, ReportRebuildsAfterTheParentIsKilled) {
   o.while_running = [&](pid_t pid) {
     ASSERT_TRUE(wait_for([&] {
       std::string dir = only_result_dir(t);
-      return !dir.empty() && file_exists(dir + "/runs/01-one.json");
+      return !dir.empty() && file_exists(dir + "/runs/01-one.json") &&
+             slurp(dir + "/runs/02-two.trace.jsonl").find("\"start\"") != std::string::npos;
     }, 60));
     ::kill(pid, SIGKILL);
   };
@@ -222,7 +223,9 @@ TEST(Runner, ReportRebuildsAfterTheParentIsKilled) {
   EXPECT_EQ(s["runs"][0]["stopped_by"], "cap");
   EXPECT_EQ(s["not_run"].size(), 1u);
   EXPECT_NE(slurp(dir + "/table.md").find("`two`"), std::string::npos);
-  // The orphaned child of the killed parent must not keep filling forever: it has a cap; wait for it.
+  // The child of the killed parent must not go on filling unwatched (Linux: PR_SET_PDEATHSIG).
+  pid_t orphan = read_jsonl(dir + "/runs/02-two.trace.jsonl").front()["pid"];
+  EXPECT_TRUE(wait_for([&] { return ::kill(orphan, 0) != 0; }, 5)) << "the child outlived its parent";
 }
 
 TEST(Runner, BadInputIsAClearErrorAndNothingRuns) {
