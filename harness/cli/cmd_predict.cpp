@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "common/platform.h"
 #include "common/units.h"
 #include "mpsmodel/macos_memory.h"
 #include "mpsmodel/watermark.h"
@@ -55,28 +56,6 @@ struct MachineView {
   std::string free_source;
 };
 
-uint64_t sysconf_ram() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return 0;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
-}
-
-// MemAvailable / MemTotal from /proc/meminfo (Linux), when the platform probe cannot say.
-std::optional<std::pair<uint64_t, uint64_t>> meminfo_available_total() {
-  std::ifstream in("/proc/meminfo");
-  if (!in) return std::nullopt;
-  std::string line;
-  std::optional<uint64_t> avail, total;
-  while (std::getline(in, line)) {
-    unsigned long long kb = 0;
-    if (std::sscanf(line.c_str(), "MemAvailable: %llu kB", &kb) == 1) avail = kb * 1024ull;
-    if (std::sscanf(line.c_str(), "MemTotal: %llu kB", &kb) == 1) total = kb * 1024ull;
-  }
-  if (!avail || !total || *total == 0) return std::nullopt;
-  return std::make_pair(*avail, *total);
-}
-
 // This machine's free fraction (0..1) and RAM as the probe sees them.
 struct FreeNow {
   double fraction;
@@ -92,9 +71,6 @@ std::optional<FreeNow> free_now(std::vector<std::string>& warnings) {
   } catch (const std::exception& e) {
     warnings.push_back(std::string("memory probe failed: ") + e.what());
   }
-  if (auto m = meminfo_available_total())
-    return FreeNow{static_cast<double>(m->first) / static_cast<double>(m->second), m->second,
-                   "/proc/meminfo MemAvailable"};
   return std::nullopt;
 }
 
@@ -109,8 +85,8 @@ MachineView gather(const PredictArgs& a, std::vector<std::string>& warnings) {
     v.ram = now->ram;
     v.ram_source = "this machine";
   } else {
-    v.ram = sysconf_ram();
-    v.ram_source = "this machine (sysconf)";
+    v.ram = wmb::machine_facts().ram_bytes;
+    v.ram_source = "this machine";
   }
 
   if (!a.recommended_max.empty()) {
@@ -152,20 +128,21 @@ MachineView gather(const PredictArgs& a, std::vector<std::string>& warnings) {
     }
   } else {
     v.free_source = "unknown";
-    warnings.push_back("free memory unknown (no probe, no /proc/meminfo); use --free SIZE");
+    warnings.push_back("free memory unknown (the memory probe failed); use --free SIZE");
   }
   if (v.free && *v.free > v.ram) warnings.push_back("--free is larger than the RAM");
   return v;
 }
 
 std::vector<wmb::Cell> default_cells() {
+  // The settings of scenarios/mps-watermark.json (write-up 004), when no --scenario is given.
   return {
-      {"default", {}},
-      {"high-0.0", {{kHighEnv, "0.0"}}},
-      {"high-1.0-low-1.0", {{kHighEnv, "1.0"}, {kLowEnv, "1.0"}}},
-      {"high-0.8-low-0.8", {{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}},
-      {"high-0.5-low-0.5", {{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}},
-      {"high-0.8", {{kHighEnv, "0.8"}}},
+      {"default", {}, ""},
+      {"high-0.0", {{kHighEnv, "0.0"}}, ""},
+      {"high-1.0-low-1.0", {{kHighEnv, "1.0"}, {kLowEnv, "1.0"}}, ""},
+      {"high-0.8-low-0.8", {{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}, ""},
+      {"high-0.5-low-0.5", {{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}, ""},
+      {"high-0.8-alone", {{kHighEnv, "0.8"}}, ""},
   };
 }
 
