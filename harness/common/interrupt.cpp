@@ -1,5 +1,7 @@
 #include "common/interrupt.h"
 
+#include "common/pipe.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -24,7 +26,7 @@ void on_signal(int sig) {
 
 void install_interrupt_handlers() {
   if (g_pipe[0] < 0) {
-    if (::pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) g_pipe[0] = g_pipe[1] = -1;
+    if (make_pipe(g_pipe, /*nonblock=*/true) != 0) g_pipe[0] = g_pipe[1] = -1;
   }
   struct sigaction sa {};
   sa.sa_handler = on_signal;

@@ -1,8 +1,8 @@
 #include "errparse/error_parser.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -102,9 +102,11 @@ std::optional<SizeHit> size_at(const std::string& s, size_t pos) {
     digits += '.';
     digits.append(s, frac_begin, std::min<size_t>(frac_end - frac_begin, 30));
   }
-  double value = 0;
-  const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), value, std::chars_format::fixed);
-  if (r.ec != std::errc() || !std::isfinite(value) || value < 0) return hit;
+  // strtod, not std::from_chars: Apple's libc++ lacks the floating-point overloads. `digits`
+  // holds only [0-9.], so locale and hex forms cannot come into it.
+  char* end = nullptr;
+  const double value = std::strtod(digits.c_str(), &end);
+  if (end != digits.c_str() + digits.size() || !std::isfinite(value) || value < 0) return hit;
   const double bytes = std::round(value * static_cast<double>(unit->mult));
   if (!(bytes < kTwoTo64)) return hit;
   hit.bytes = static_cast<uint64_t>(bytes);
@@ -175,9 +177,16 @@ std::optional<double> ratio_after(const View& v, size_t key_end) {
   if (i >= t.size()) return std::nullopt;
   if (t[i] == '+') ++i;
   const size_t len = std::min<size_t>(t.size() - i, 64);
-  double value = 0;
-  const auto r = std::from_chars(t.data() + i, t.data() + i + len, value, std::chars_format::general);
-  if (r.ec != std::errc() || r.ptr == t.data() + i || !std::isfinite(value)) return std::nullopt;
+  // A plain decimal number ([0-9.eE+-]); strtod on a copy (Apple's libc++ has no floating-point
+  // std::from_chars).
+  size_t n = 0;
+  while (n < len && (std::isdigit(static_cast<unsigned char>(t[i + n])) || t[i + n] == '.' || t[i + n] == 'e' ||
+                     t[i + n] == 'E' || t[i + n] == '-' || t[i + n] == '+'))
+    ++n;
+  const std::string num(t.substr(i, n));
+  char* end = nullptr;
+  const double value = std::strtod(num.c_str(), &end);
+  if (end == num.c_str() || !std::isfinite(value)) return std::nullopt;
   return value;
 }
 

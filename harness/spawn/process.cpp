@@ -1,5 +1,7 @@
 #include "spawn/process.h"
 
+#include "common/pipe.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #ifdef __linux__
@@ -50,9 +52,9 @@ Child spawn_child(const SpawnOptions& opts) {
 
   int out_pipe[2] = {-1, -1};
   int err_pipe[2];
-  if (opts.capture_stdout && ::pipe2(out_pipe, O_CLOEXEC) != 0)
+  if (opts.capture_stdout && make_pipe(out_pipe) != 0)
     throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
+  if (make_pipe(err_pipe) != 0) throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
 
   int stderr_fd = -1;
   if (!opts.stderr_path.empty()) {
