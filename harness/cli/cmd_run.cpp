@@ -132,7 +132,7 @@ int run_command(const RunArgs& a) {
       uint64_t free_now = 0;
       try {
         auto m = probe->system();
-        free_now = static_cast<uint64_t>(m.level / 100.0 * static_cast<double>(m.ram_total));
+        free_now = m.available();
       } catch (const ProbeError& e) {
         std::cerr << "wmbench run: cannot read free memory: " << e.what() << "\n";
         return kExitFail;

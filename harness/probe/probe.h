@@ -24,6 +24,9 @@ struct SystemMemory {
   std::optional<int> pressure;   // macOS kern.memorystatus_vm_pressure_level: 1 normal, 2 warn, 4 critical
   std::optional<uint64_t> swapins;   // pages swapped in since boot, where known
   std::optional<uint64_t> swapouts;  // pages swapped out since boot, where known
+
+  // Bytes available now: the free level applied to RAM.
+  uint64_t available() const { return static_cast<uint64_t>(level / 100.0 * static_cast<double>(ram_total)); }
 };
 
 struct ProcessMemory {

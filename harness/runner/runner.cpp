@@ -234,7 +234,7 @@ int run_matrix(const RunnerOptions& opts_in, std::ostream& out, std::ostream& er
       err << "wmbench run: cannot read free memory: " << e.what() << "\n";
       return 1;
     }
-    const uint64_t free_now = static_cast<uint64_t>(m.level / 100.0 * static_cast<double>(m.ram_total));
+    const uint64_t free_now = m.available();
     if (!sizes.cap || *sizes.cap > free_now) {
       err << fmt::format(
           "wmbench run: refusing a {} fill {} while only {} is free: it would push this machine into swap "
