@@ -283,6 +283,29 @@ class ResultFolder:
             d = date_of(base[:10] + "T") if len(base) >= 10 else ""
         return d or "undated"
 
+    @property
+    def child(self):
+        """'native' or 'python': machine.json "child".kind; folders without it ran the native child."""
+        c = self.machine.get("child")
+        if isinstance(c, dict) and c.get("kind") in ("native", "python"):
+            return c["kind"]
+        return "native"
+
+    @property
+    def is_cuda(self):
+        return self.machine.get("device") == "cuda" or self.summary.get("device") == "cuda"
+
+    def limit_line_text(self):
+        """The one name of the dashed line at the memory limit: 'sandbox limit 2 GiB' inside a
+        memory sandbox, else 'RAM 48 GiB'; None when RAM is unknown."""
+        ram = self.ram_bytes
+        if ram is None:
+            return None
+        digits = 0 if abs(ram / GIB - round(ram / GIB)) < 0.05 else 1
+        if isinstance(self.machine.get("sandbox"), dict):
+            return "sandbox limit %s" % fmt_gib(ram, digits)
+        return "RAM %s" % fmt_gib(ram, digits)
+
     def machine_text(self):
         """'Apple M5 Pro, 48 GiB RAM' (with 'sandbox' when the RAM is a sandbox limit)."""
         ram = self.ram_bytes
@@ -303,9 +326,9 @@ class ResultFolder:
         return text
 
     def title(self):
-        """'<scenario> — <chip or cpu>, <RAM> RAM, torch <version>, <date>'."""
-        return "%s — %s, torch %s, %s" % (self.scenario, self.machine_text(), self.torch_version,
-                                          self.date)
+        """'<scenario> — <chip or cpu>, <RAM> RAM, torch <version> (<child> child), <date>'."""
+        return "%s — %s, torch %s (%s child), %s" % (self.scenario, self.machine_text(),
+                                                     self.torch_version, self.child, self.date)
 
 
 def load_results(path, with_traces=True):

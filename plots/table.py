@@ -111,6 +111,15 @@ def draw(res, out_dir=None):
         if st["n"] > 1:
             held_txt = "median " + held_txt
         parts = [held_txt, _swap_note(runs, st)]
+        if res.is_cuda and st["n"] == 1:
+            # device memory beside the host footprint (the run record's counts at the stop)
+            r0 = runs[0]
+            if med:
+                parts[0] = "allocated " + parts[0]
+            if C.num(r0.get("driver_bytes")) is not None:
+                parts.insert(1, "reserved " + C.fmt_gib(r0.get("driver_bytes"), 2))
+            if C.num(r0.get("peak_footprint_bytes")) is not None:
+                parts.insert(-1, "host footprint " + C.fmt_gib(r0.get("peak_footprint_bytes"), 2))
         if med is None:
             parts = ["held n/a"] + parts[1:]
         elif width <= 0.0:
@@ -137,11 +146,11 @@ def draw(res, out_dir=None):
     if ram is not None:
         ax.axvline(ram, color="#333333", linestyle=(0, (6, 3)), linewidth=1.5, zorder=1.5)
         handles.append(Line2D([], [], color="#333333", linestyle=(0, (6, 3)), linewidth=1.5,
-                              label=("sandbox (%s)" if isinstance(res.machine.get("sandbox"), dict) else "RAM (%s)") % C.fmt_gib(res.ram_bytes, 0)))
+                              label=("sandbox limit (%s)" if isinstance(res.machine.get("sandbox"), dict) else "RAM (%s)") % C.fmt_gib(res.ram_bytes, 0)))
     if rec is not None:
         ax.axvline(rec, color="#333333", linestyle=":", linewidth=1.5, zorder=1.5)
         handles.append(Line2D([], [], color="#333333", linestyle=":", linewidth=1.5,
-                              label=("GPU memory (%s)" if cuda else "recommended max (%s)") % C.fmt_gib(res.recommended_max_bytes, 2)))
+                              label=("GPU memory, the device's total (%s)" if cuda else "recommended max (%s)") % C.fmt_gib(res.recommended_max_bytes, 2)))
     if any(C.label_stats(rs)["max_allowed"] for _, rs in groups):
         handles.append(Line2D([], [], color="#111111", marker="|", linestyle="none",
                               markersize=13, markeredgewidth=2.6,
@@ -155,7 +164,8 @@ def draw(res, out_dir=None):
     for y, color in stubs:
         ax.barh(y, xmax * 0.008, height=bar_h, color=color, edgecolor="none", zorder=2)
     C.gib_axis(ax.xaxis, xmax, target=14)
-    ax.set_xlabel("memory held by tensors when the fill stopped (GiB)")
+    ax.set_xlabel("device memory allocated by tensors when the fill stopped (GiB)" if cuda else
+                  "memory held by tensors when the fill stopped (GiB)")
     ax.set_title("Who stopped the fill, and how much it held", loc="left")
 
     # text on (or next to) each bar; measured so that it never spills over the bar's end

@@ -6,8 +6,13 @@
 Writes RESULT_DIR/plots/traces.svg and traces.png (or into --out) and prints their paths.
 Lines: the process footprint, the memory held by tensors, and the growth of the system's swap since
 the first sample; a vertical line where the run was stopped (with who stopped it), a dashed line at
-the machine's RAM (left out when RAM is far above the data, and said so), a dotted line at PyTorch's
-"max allowed" when the error gave one. Subplot titles: "<label>: peak X GiB" (peak footprint).
+the machine's RAM or, inside a memory sandbox, at the sandbox limit (one name in the legend and on
+the panel; left out when far above the data, and said so), a dotted line at PyTorch's "max allowed"
+when the error gave one. On cuda the device memory PyTorch counted (allocated, reserved) is drawn
+where the trace recorded it, and noted from the run record. Subplot titles: "<label>: peak footprint
+X.XX GiB", the run record's peak_footprint_bytes (the number table.md shows; the 0.5 s samples
+alone can miss the peak). A run that held nothing (a refused configuration) gets a short note
+instead of an empty panel.
 Up to 16 runs go into one grid; more runs get one file per run (traces-<NN>-<label>.*).
 Exit status 2 when RESULT_DIR is missing or not a result folder.
 """
@@ -27,6 +32,8 @@ COLORS = {
     "ram": "#333333",
     "allowed": "#CC79A7",
     "stop": "#111111",
+    "allocated": "#E69F00",
+    "reserved": "#56B4E9",
 }
 RAM_FAR = 4.0        # leave the RAM line out when RAM > RAM_FAR x the largest plotted value
 GRID_MAX = 16
@@ -36,7 +43,8 @@ def _series(run):
     """Times and values (GiB) of the lines of one run; None entries are gaps."""
     tr = run.get("_trace")
     out = {"t": [], "footprint": [], "swap": [], "held_t": [], "held": [], "stop": None,
-           "stop_by": None, "ended": False, "bad_lines": 0, "has_trace": tr is not None}
+           "stop_by": None, "ended": False, "bad_lines": 0, "has_trace": tr is not None,
+           "allocated_t": [], "allocated": [], "reserved_t": [], "reserved": []}
     if tr is None:
         return out
     out["ended"] = tr["ended"]
@@ -50,6 +58,24 @@ def _series(run):
         if sw is not None and swap0 is None:
             swap0 = sw
         out["swap"].append(None if sw is None else (sw - swap0) / C.GIB)
+    # device memory (cuda, mps): the samples' allocator counts and the offload stages'
+    for s in tr["samples"]:
+        for key, src in (("allocated", "allocated"), ("reserved", "driver")):
+            v = C.gib(s.get(src))
+            if v is not None:
+                out[key + "_t"].append(C.num(s.get("t")))
+                out[key].append(v)
+    for e in tr["events"]:
+        if e.get("kind") != "stage" or C.num(e.get("t")) is None:
+            continue
+        for key, src in (("allocated", "allocated_bytes"), ("reserved", "driver_bytes")):
+            v = C.gib(e.get(src))
+            if v is not None:
+                out[key + "_t"].append(C.num(e["t"]))
+                out[key].append(v)
+    for key in ("allocated", "reserved"):
+        pts = sorted(zip(out[key + "_t"], out[key]))
+        out[key + "_t"], out[key] = [p[0] for p in pts], [p[1] for p in pts]
     # held: from the step events when there are any (exact times), else from the samples
     steps = [e for e in tr["events"] if e.get("kind") == "step" and C.num(e.get("t")) is not None
              and C.num(e.get("held")) is not None]
@@ -77,17 +103,54 @@ def _series(run):
 
 
 def _peak(run, ser):
+    """The peak footprint in GiB and where it came from: the run record's peak_footprint_bytes
+    (the sampler's peak, per-step readings included: the number table.md shows), else the highest
+    0.5 s sample."""
+    rec = C.gib(run.get("peak_footprint_bytes"))
+    if rec is not None:
+        return rec, ""
     vals = [v for v in ser["footprint"] if v is not None]
     if vals:
-        return max(vals)
-    return C.gib(run.get("peak_footprint_bytes"))
+        return max(vals), " (samples)"
+    return None, ""
+
+
+def _held_nothing(run, ser):
+    """Nothing was ever held: a refused configuration, a run that never started."""
+    if run.get("program") == "offload" or run.get("stages"):
+        return False
+    if C.num(run.get("held_bytes")) not in (None, 0.0):
+        return False
+    return not any(v for v in ser["held"] if v)
+
+
+def _first_line(text, limit=70):
+    text = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _note_panel(ax, run, peak, host):
+    """A short note instead of an empty panel."""
+    why = run.get("stopped_by") if isinstance(run.get("stopped_by"), str) else "?"
+    detail = _first_line(run.get("error_text") if isinstance(run.get("error_text"), str) else
+                         run.get("detail") if isinstance(run.get("detail"), str) else "")
+    lines = ["stopped by %s%s" % (why, (": " + detail) if detail else ""),
+             "nothing held; peak %sfootprint %s" % (host, "%.2f GiB" % peak if peak is not None else "n/a")]
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, "\n".join(lines), transform=ax.transAxes, ha="center", va="center",
+            fontsize=9, color="#333333", style="italic", wrap=True,
+            bbox=dict(facecolor="#F4F4F4", edgecolor="#CCCCCC", pad=6))
 
 
 def _plot_run(ax, run, name, res, show_xlabel, show_ylabel):
     ser = _series(run)
-    peak = _peak(run, ser)
-    ax.set_title("%s: peak %s" % (name, "%.1f GiB" % peak if peak is not None else "n/a"),
-                 loc="left")
+    peak, source = _peak(run, ser)
+    host = "host " if res.is_cuda else ""
+    ax.set_title("%s: peak %sfootprint %s%s" % (name, host, "%.2f GiB" % peak if peak is not None else "n/a",
+                                                 source), loc="left")
+    if ser["has_trace"] and _held_nothing(run, ser):
+        _note_panel(ax, run, peak, host)
+        return
     notes = []
     plotted = []
 
@@ -103,6 +166,14 @@ def _plot_run(ax, run, name, res, show_xlabel, show_ylabel):
     line(ser["t"], ser["footprint"], "footprint", lw=1.8, zorder=4)
     line(ser["held_t"], ser["held"], "held", lw=1.5, drawstyle="steps-post", zorder=3)
     line(ser["t"], ser["swap"], "swap", lw=1.5, zorder=5)
+    if res.is_cuda:
+        # On a discrete GPU the device memory is not in the host footprint: draw it beside it.
+        line(ser["allocated_t"], ser["allocated"], "allocated", lw=1.3, drawstyle="steps-post", zorder=4)
+        line(ser["reserved_t"], ser["reserved"], "reserved", lw=1.3, ls="--", drawstyle="steps-post", zorder=4)
+        dev = [(k, C.num(run.get(src))) for k, src in (("allocated", "allocated_bytes"), ("reserved", "driver_bytes"))]
+        dev = ["%s %s" % (k, C.fmt_gib(v, 2)) for k, v in dev if v is not None]
+        if dev:
+            notes.append("device at the stop: " + ", ".join(dev))
 
     if ser["has_trace"] and not ser["held"] and C.num(run.get("held_bytes")) == 0:
         notes.append("no tensors held")
@@ -126,15 +197,15 @@ def _plot_run(ax, run, name, res, show_xlabel, show_ylabel):
                     va="bottom", ha="left")
         top = max(top, allowed)
     ram = C.gib(res.ram_bytes)
-    if res.machine.get("device") == "cuda":
+    if res.is_cuda:
         ram = None  # host RAM is not the limit of a GPU fill
     if ram is not None:
         if plotted and ram > RAM_FAR * max(top, 1e-9):
-            notes.append(("sandbox (%s) is off this scale" if isinstance(res.machine.get("sandbox"), dict)
-                          else "RAM (%s) is off this scale") % C.fmt_gib(res.ram_bytes, 0))
+            notes.append("%s is off this scale" % res.limit_line_text())
+            ram = None
         else:
             ax.axhline(ram, color=COLORS["ram"], ls=(0, (6, 3)), lw=1.3, zorder=2)
-            ax.annotate(("sandbox %s" if isinstance(res.machine.get("sandbox"), dict) else "RAM %s") % C.fmt_gib(res.ram_bytes, 0), (0.01, ram),
+            ax.annotate(res.limit_line_text(), (0.01, ram),
                         xycoords=("axes fraction", "data"), xytext=(2, 2),
                         textcoords="offset points", fontsize=7.5, color=COLORS["ram"],
                         va="bottom", ha="left")
@@ -163,7 +234,8 @@ def _plot_run(ax, run, name, res, show_xlabel, show_ylabel):
         notes.append("trace ends without 'end' (run was stopped)")
 
     if notes:
-        ax.text(0.02, 0.96 if ram is None or "off this scale" in " ".join(notes) else 0.80,
+        lines_at_top = ram is not None or (allowed is not None and allowed >= 0.8 * top)
+        ax.text(0.02, 0.80 if lines_at_top else 0.96,
                 "\n".join(notes), transform=ax.transAxes, ha="left", va="top", fontsize=7.5,
                 color="#444444", style="italic",
                 bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5), zorder=8)
@@ -173,16 +245,26 @@ def _plot_run(ax, run, name, res, show_xlabel, show_ylabel):
         ax.set_ylabel("memory (GiB)")
 
 
-def _handles():
+def _handles(res, runs):
     from matplotlib.lines import Line2D
-    return [
-        Line2D([], [], color=COLORS["footprint"], lw=1.8, label="process footprint"),
+    series = [_series(r) for r in runs]
+    out = [
+        Line2D([], [], color=COLORS["footprint"], lw=1.8,
+               label="process footprint (host)" if res.is_cuda else "process footprint"),
         Line2D([], [], color=COLORS["held"], lw=1.5, label="held by tensors"),
         Line2D([], [], color=COLORS["swap"], lw=1.5, label="swap growth (system, since start)"),
-        Line2D([], [], color=COLORS["ram"], lw=1.3, ls=(0, (6, 3)), label="RAM"),
-        Line2D([], [], color=COLORS["allowed"], lw=1.6, ls=":", label="max allowed (PyTorch's error)"),
-        Line2D([], [], color=COLORS["stop"], lw=1.1, ls="-.", label="stop"),
     ]
+    if res.is_cuda and any(s["allocated"] for s in series):
+        out.append(Line2D([], [], color=COLORS["allocated"], lw=1.3, label="device allocated (PyTorch)"))
+    if res.is_cuda and any(s["reserved"] for s in series):
+        out.append(Line2D([], [], color=COLORS["reserved"], lw=1.3, ls="--", label="device reserved (PyTorch)"))
+    if res.limit_line_text() and not res.is_cuda:
+        name = "sandbox limit" if isinstance(res.machine.get("sandbox"), dict) else "RAM"
+        out.append(Line2D([], [], color=COLORS["ram"], lw=1.3, ls=(0, (6, 3)), label=name))
+    if any(C.num(r.get("max_allowed_bytes")) is not None for r in runs):
+        out.append(Line2D([], [], color=COLORS["allowed"], lw=1.6, ls=":", label="max allowed (PyTorch's error)"))
+    out.append(Line2D([], [], color=COLORS["stop"], lw=1.1, ls="-.", label="stop"))
+    return out
 
 
 def _names(runs):
@@ -211,7 +293,7 @@ def draw_grid(res, runs, out_dir=None):
     if not runs:
         axes.flat[0].text(0.5, 0.5, "no runs in this folder", ha="center", va="center",
                           transform=axes.flat[0].transAxes)
-    handles = _handles()
+    handles = _handles(res, runs)
     fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
                ncol=min(6, len(handles)) if ncols >= 2 else 2, frameon=False)
     return C.save(fig, res.path, "traces", out_dir)
@@ -225,7 +307,7 @@ def draw_each(res, runs, out_dir=None):
         fig, ax = plt.subplots(figsize=(7.5, 4.2), layout="constrained")
         fig.suptitle(res.title(), fontsize=10.5)
         _plot_run(ax, run, names[i], res, True, True)
-        fig.legend(handles=_handles(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
+        fig.legend(handles=_handles(res, [run]), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
                    frameon=False)
         safe = re.sub(r"[^A-Za-z0-9._+-]", "_", str(run.get("label")))
         idx = C.num(run.get("index"))

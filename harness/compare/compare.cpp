@@ -171,6 +171,8 @@ T median_of(std::vector<T> v) {
   return a + (b - a) / 2;
 }
 
+}  // namespace
+
 SideInfo side_info(const ResultFolder& f) {
   SideInfo s;
   s.path = f.path;
@@ -201,6 +203,8 @@ SideInfo side_info(const ResultFolder& f) {
   if (auto it = sum.find("not_run"); it != sum.end() && it->is_array()) s.not_run = static_cast<int>(it->size());
   return s;
 }
+
+namespace {
 
 struct Group {
   std::vector<const json*> runs;
@@ -241,6 +245,16 @@ SideStats stats_of(const Group& g) {
   if (!swap.empty()) s.swap_growth = median_of(swap);
   return s;
 }
+
+}  // namespace
+
+std::vector<std::pair<std::string, SideStats>> label_stats(const json& summary) {
+  std::vector<std::pair<std::string, SideStats>> out;
+  for (const auto& [label, g] : group_by_label(summary)) out.emplace_back(label, stats_of(g));
+  return out;
+}
+
+namespace {
 
 SizeChange size_change(std::optional<uint64_t> b, std::optional<uint64_t> n, double tol) {
   SizeChange c;

@@ -65,6 +65,13 @@ struct SideStats {
   std::optional<int64_t> swap_growth;         // median of swap_after - swap_before
 };
 
+// The facts of one folder for a header (also used by `wmbench history`).
+SideInfo side_info(const ResultFolder& f);
+
+// Each label of a summary with the stats of its repeats, in first-seen order (also used by
+// `wmbench history`, so that a history cell and a compare side are the same numbers).
+std::vector<std::pair<std::string, SideStats>> label_stats(const nlohmann::json& summary);
+
 // "guard", "guard x3", "guard x2, pytorch x1"; "-" when empty.
 std::string stopped_by_text(const SideStats& s);
 

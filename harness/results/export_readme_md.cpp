@@ -99,9 +99,19 @@ class ReadmeMd : public Exporter {
     out += fmt::format("- Machine: {} {}, {}, {} RAM, swap {}\n", m.value("os", "?"), m.value("os_version", ""), m.value("chip", "?"),
                        m.contains("ram_bytes") && m["ram_bytes"].is_number() ? gib(m["ram_bytes"].get<uint64_t>()) : "?",
                        m.contains("swap_total_bytes") && m["swap_total_bytes"].is_number() ? gib(m["swap_total_bytes"].get<uint64_t>()) : "?");
-    out += fmt::format("- torch {} ({}), device `{}`\n", m.value("torch_version", "?"),
+    // Which child ran (CONTRACTS.md: machine.json "child"; folders without it ran the native one).
+    std::string child = "native child (wmbench-fill)";
+    if (m.contains("child") && m["child"].is_object()) {
+      const auto& c = m["child"];
+      const std::string kind = c.contains("kind") && c["kind"].is_string() ? c["kind"].get<std::string>() : "?";
+      const std::string program = c.contains("program") && c["program"].is_string() ? c["program"].get<std::string>() : "";
+      child = kind + " child" + (program.empty() ? "" : " (" + program + ")");
+      if (c.contains("python") && c["python"].is_object() && c["python"].contains("version") && c["python"]["version"].is_string())
+        child += ", Python " + c["python"]["version"].get<std::string>();
+    }
+    out += fmt::format("- torch {} ({}), device `{}`, {}\n", m.value("torch_version", "?"),
                        m.contains("torch_library") && m["torch_library"].is_string() ? m["torch_library"].get<std::string>() : "library unknown",
-                       m.value("device", "?"));
+                       m.value("device", "?"), child);
     out += fmt::format("- wmbench {} ({}), {} -> {}\n", m.value("wmbench_version", "?"), m.value("git_rev", "?"), m.value("started_utc", "?"),
                        m.value("ended_utc", "?"));
     if (r.scenario.contains("resolved")) {

@@ -36,6 +36,15 @@ std::string who_cell(const RunRecord& r) {
   return r.stopped_by;
 }
 
+// The child that ran (CONTRACTS.md: machine.json "child".kind; folders without it: native).
+std::string child_kind(const nlohmann::json& m) {
+  if (m.contains("child") && m["child"].is_object() && m["child"].contains("kind") && m["child"]["kind"].is_string())
+    return m["child"]["kind"].get<std::string>();
+  return "native";
+}
+
+std::string opt_gib(const std::optional<uint64_t>& v) { return v ? gib(*v) : "-"; }
+
 uint64_t median(std::vector<uint64_t> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -53,18 +62,33 @@ class TableMd : public Exporter {
       if (m.contains(k) && m[k].is_number()) return m[k].get<uint64_t>();
       return std::nullopt;
     };
-    out += fmt::format("Device `{}` on {} ({} RAM{}), torch {}, {}.\n",
-                       m.value("device", r.scenario.value("device", "?")), m.value("chip", "?"),
+    const std::string device = m.value("device", r.scenario.value("device", "?"));
+    // On cuda machine.json's recommended_max_bytes holds the device's total memory: say so.
+    const bool cuda = device == "cuda";
+    out += fmt::format("Device `{}` on {} ({} RAM{}), torch {} ({} child), {}.\n", device, m.value("chip", "?"),
                        num("ram_bytes") ? gib(*num("ram_bytes")) : "?",
-                       num("recommended_max_bytes") ? ", recommended max " + gib(*num("recommended_max_bytes")) : "",
-                       m.value("torch_version", "?"), m.value("started_utc", "?"));
+                       num("recommended_max_bytes")
+                           ? (cuda ? ", device memory " : ", recommended max ") + gib(*num("recommended_max_bytes"))
+                           : "",
+                       m.value("torch_version", "?"), child_kind(m), m.value("started_utc", "?"));
     if (m.contains("sandbox") && m["sandbox"].is_object())
       out += fmt::format("Runs in a Linux memory sandbox of {} ({}).\n",
                          gib(m["sandbox"].value("ram_limit_bytes", uint64_t{0})), m["sandbox"].value("kind", ""));
     if (m.contains("model") && m["model"].is_object())
       out += fmt::format("**This is a model of a Mac** (device mps-model): {}\n", m["model"].value("note", ""));
-    out += "\n| setting | who stopped | tensors held | swap during the run | max allowed | peak footprint |\n";
-    out += "|---|---|---|---|---|---|\n";
+    if (cuda) {
+      out += "\n| setting | who stopped | tensors held | swap during the run | max allowed | device allocated | "
+             "device reserved | peak host footprint |\n";
+      out += "|---|---|---|---|---|---|---|---|\n";
+    } else {
+      out += "\n| setting | who stopped | tensors held | swap during the run | max allowed | peak footprint |\n";
+      out += "|---|---|---|---|---|---|\n";
+    }
+    // cuda: PyTorch's allocated and reserved device bytes at the stop (run record allocated_bytes,
+    // driver_bytes = memory_stats reserved_bytes, see harness/fill/device_cuda.cpp).
+    auto device_cells = [&](const RunRecord& run) {
+      return cuda ? fmt::format(" {} | {} |", opt_gib(run.allocated_bytes), opt_gib(run.driver_bytes)) : std::string();
+    };
     // Group by label, in order of first appearance.
     std::vector<std::string> order;
     std::map<std::string, std::vector<const RunRecord*>> groups;
@@ -79,9 +103,9 @@ class TableMd : public Exporter {
       if (first.data != "random") env += ", data " + first.data;
       std::string setting = env == label ? fmt::format("`{}`", label) : fmt::format("`{}` ({})", label, env);
       if (g.size() == 1) {
-        out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", setting, who_cell(first), gib(first.held_bytes),
+        out += fmt::format("| {} | {} | {} | {} | {} |{} {} |\n", setting, who_cell(first), gib(first.held_bytes),
                            swap_cell(first), first.max_allowed_bytes ? gib(*first.max_allowed_bytes) : "-",
-                           first.peak_footprint_bytes ? gib(*first.peak_footprint_bytes) : "-");
+                           device_cells(first), first.peak_footprint_bytes ? gib(*first.peak_footprint_bytes) : "-");
         continue;
       }
       std::map<std::string, int> who;
@@ -97,17 +121,20 @@ class TableMd : public Exporter {
       std::string who_s;
       for (const auto& [w, n] : who) who_s += fmt::format("{}{} x{}", who_s.empty() ? "" : ", ", w, n);
       const auto [mn, mx] = std::minmax_element(held.begin(), held.end());
-      out += fmt::format("| {} | {} | {} ({} - {}), {} runs | median +{} | {} | {} |\n", setting, who_s, gib(median(held)),
-                         gib(*mn), gib(*mx), g.size(), gib(median(grow)), maxa ? gib(*maxa) : "-",
-                         foot.empty() ? "-" : gib(median(foot)));
+      out += fmt::format("| {} | {} | {} ({} - {}), {} runs | median +{} | {} |{} {} |\n", setting, who_s,
+                         gib(median(held)), gib(*mn), gib(*mx), g.size(), gib(median(grow)), maxa ? gib(*maxa) : "-",
+                         device_cells(first), foot.empty() ? "-" : gib(median(foot)));
     }
     for (const auto& n : r.not_run)
-      out += fmt::format("| `{}` (repeat {}) | not run: {} | - | - | - | - |\n", n.label, n.repeat, n.why);
+      out += fmt::format("| `{}` (repeat {}) | not run: {} | - | - | - |{} - |\n", n.label, n.repeat, n.why,
+                         cuda ? " - | - |" : "");
     // The offload program's stages (write-up 000): footprint, device driver count, held.
     for (const auto& run : r.runs) {
       if (!run.stages.is_array() || run.stages.empty()) continue;
       out += fmt::format("\n## Stages of `{}` (repeat {})\n\n", run.label, run.repeat);
-      out += "| step | footprint (parent) | footprint (child) | device allocated | device driver | held |\n|---|---|---|---|---|---|\n";
+      out += fmt::format("| step | footprint (parent) | footprint (child) | device allocated | device {} | held |\n"
+                         "|---|---|---|---|---|---|\n",
+                         cuda ? "reserved" : "driver");
       auto cell = [](const nlohmann::json& st, const char* k) {
         return st.contains(k) && st[k].is_number() ? gib(st[k].get<uint64_t>()) : std::string("-");
       };
@@ -118,7 +145,11 @@ class TableMd : public Exporter {
     }
     out += "\nHeld = bytes of tensors the fill child held when it stopped. Swap = the system's swap used at the start -> at the end of the run "
            "(the last reading while the child still held its memory). Peak footprint = the child's resident + swapped memory, "
-           "sampled by the parent.\n";
+           "sampled by the parent.";
+    if (cuda)
+      out += " On cuda the tensors live in device memory: device allocated and reserved are PyTorch's caching-allocator "
+             "counts when the fill stopped, and the peak host footprint is the process's memory on the host.";
+    out += "\n";
     return out;
   }
 };

@@ -125,8 +125,8 @@ class PlotTestCase(unittest.TestCase):
         return text
 
 
-BASE_TITLE = "mps-watermark — Apple M5 Pro, 48 GiB RAM, torch 2.14.0, 2026-10-13"
-NEW_TITLE = "mps-watermark — Apple M5 Pro, 48 GiB RAM, torch 2.15.0, 2026-11-01"
+BASE_TITLE = "mps-watermark — Apple M5 Pro, 48 GiB RAM, torch 2.14.0 (native child), 2026-10-13"
+NEW_TITLE = "mps-watermark — Apple M5 Pro, 48 GiB RAM, torch 2.15.0 (native child), 2026-11-01"
 
 
 class TableTest(PlotTestCase):
@@ -159,21 +159,26 @@ class TableTest(PlotTestCase):
 class TracesTest(PlotTestCase):
     def test_base(self):
         d = self.folder(BASE)
-        self.assert_charts(self.run_script("traces.py", d), os.path.join(d, "plots"), "traces", [
+        text = self.assert_charts(self.run_script("traces.py", d), os.path.join(d, "plots"), "traces", [
             BASE_TITLE,
-            "default: peak 38.7 GiB", "high-0.5-low-0.5: peak 18.8 GiB",
-            "high-0.8-alone: peak 0.3 GiB",
+            # the run record's peak_footprint_bytes, as table.md shows it
+            "default: peak footprint 38.70 GiB", "high-0.5-low-0.5: peak footprint 18.79 GiB",
+            "high-0.8-alone: peak footprint 0.29 GiB",
             "time since start (s)", "memory (GiB)",
             "process footprint", "held by tensors", "swap growth (system, since start)",
-            "stopped by guard", "stopped by pytorch", "stopped by config",
+            "stopped by guard", "stopped by pytorch",
             "RAM 48 GiB", "max allowed 29.95 GiB", "max allowed 18.72 GiB",
-            "RAM (48 GiB) is off this scale",     # the config run holds ~0.3 GiB
+            # the config run held nothing: a note, not an empty panel
+            "stopped by config: invalid low watermark ratio 1.4",
+            "nothing held; peak footprint 0.29 GiB",
         ])
+        self.assertNotIn("off this scale", text)
+        self.assertNotIn("sandbox", text)   # no sandbox here: the dashed line is the RAM
 
     def test_repeats(self):
         d = self.folder(NEW)
         self.assert_charts(self.run_script("traces.py", d), os.path.join(d, "plots"), "traces", [
-            NEW_TITLE, "high-0.8-low-0.8 #1: peak", "high-0.8-low-0.8 #3: peak",
+            NEW_TITLE, "high-0.8-low-0.8 #1: peak footprint", "high-0.8-low-0.8 #3: peak footprint",
         ])
 
     def test_run_without_trace_and_damaged_traces(self):
@@ -196,7 +201,8 @@ class TracesTest(PlotTestCase):
         with open(os.path.join(d, "summary.json"), "w") as f:
             json.dump(summary, f)
         self.assert_charts(self.run_script("traces.py", d), os.path.join(d, "plots"), "traces", [
-            "default: peak 38.7 GiB",       # from the run record
+            "default: peak footprint 38.70 GiB",       # from the run record
+            "high-0.5-low-0.5: peak footprint 18.79 GiB (samples)",  # no record value: the samples
             "no trace", "1 unreadable trace line skipped",
         ])
         self.assert_charts(self.run_script("table.py", d), os.path.join(d, "plots"), "table", [
@@ -208,7 +214,7 @@ class TracesTest(PlotTestCase):
         d = self.copy_of(BASE)
         os.remove(os.path.join(d, "summary.json"))
         self.assert_charts(self.run_script("traces.py", d), os.path.join(d, "plots"), "traces",
-                           [BASE_TITLE, "default: peak 38.7 GiB"])
+                           [BASE_TITLE, "default: peak footprint 38.70 GiB"])
 
 
 class CompareTest(PlotTestCase):
@@ -287,3 +293,97 @@ class CommittedResultsTest(PlotTestCase):
             self.assert_charts(self.run_script("table.py", path), os.path.join(path, "plots"), "table", expected)
             self.assert_charts(self.run_script("traces.py", path), os.path.join(path, "plots"), "traces",
                                [machine.get("torch_version", "")])
+
+    def test_traces_peak_is_the_tables_peak(self):
+        """One number, one place: each panel's peak footprint is the one table.md shows."""
+        import re
+        results = os.path.join(SOURCE, "results")
+        for name in ("2026-11-29-mps-watermark", "2026-11-29-cuda-fraction-h200"):
+            src = os.path.join(results, name)
+            out = os.path.join(self.tmp, "peak-" + name)
+            proc = self.run_script("traces.py", src, "--out", out)
+            self.assert_ok(proc)
+            text = svg_text(os.path.join(out, "traces.svg"))
+            with open(os.path.join(src, "table.md")) as f:
+                rows = [l for l in f if l.startswith("| `")]
+            self.assertTrue(rows)
+            for row in rows:
+                cells = [c.strip() for c in row.strip().strip("|").split("|")]
+                label = re.match(r"`([^`]+)`", cells[0]).group(1)
+                peak = cells[-1]
+                host = "host " if "cuda" in name else ""
+                self.assertIn("%s: peak %sfootprint %s" % (label, host, peak), text)
+            if "cuda" in name:
+                # device memory beside the host footprint, and the host RAM is not a limit line
+                self.assertIn("device at the stop: allocated 6.5 GiB, reserved 6.5 GiB", text)
+                self.assertIn("process footprint (host)", text)
+                self.assertIn("stopped by config: stod", text)
+            else:
+                # the dashed line has one name: the sandbox limit, in the legend and on the panels
+                self.assertIn("sandbox limit 2 GiB", text)
+                self.assertIn("sandbox limit", text.splitlines())
+                self.assertNotIn("RAM", text.splitlines())   # the old legend's other name for it
+
+
+HISTORY = os.path.join(SOURCE, "tests", "data", "history")
+
+
+def _folders(*groups):
+    out = []
+    for g in groups:
+        base = os.path.join(HISTORY, g)
+        out += sorted(os.path.join(base, n) for n in os.listdir(base) if os.path.isdir(os.path.join(base, n)))
+    return out
+
+
+class HistoryTest(PlotTestCase):
+    def test_release_series(self):
+        out = os.path.join(self.tmp, "history-release")
+        dirs = list(reversed(_folders("release")))      # given newest first: ordered by the script
+        text = self.assert_charts(self.run_script("history.py", "--out", out, "--by", "torch", *dirs), out,
+                                  "history-mps-watermark-mps", [
+            "mps-watermark on mps: held memory per setting across 3 torch releases",
+            "every folder: Apple M4 Max, 64 GiB, native child",
+            "torch 2.8.0", "torch 2.9.0", "torch 2.10.0",
+            "default", "high-1.0-low-1.0", "high-0.8-low-0.8", "high-0.8-alone",
+            "stopped by guard (swap budget / free memory)", "stopped by PyTorch error (limit hit)",
+            "stopped by configuration error", "max allowed (from PyTorch's error)",
+            "held when swap began to grow", "nothing held\n(config)", "45 GiB", "47.5 GiB",
+        ])
+        # the x order is the torch order, whatever the order given
+        self.assertLess(text.index("torch 2.8.0"), text.index("torch 2.9.0"))
+        self.assertLess(text.index("torch 2.9.0"), text.index("torch 2.10.0"))
+
+    def test_macs_and_mixed(self):
+        out = os.path.join(self.tmp, "history-mixed")
+        proc = self.run_script("history.py", "--out", out, "--by", "machine", *_folders("macs", "mixed"))
+        self.assert_charts(proc, out, "history-mps-watermark-mps", [
+            "mps-watermark on mps: held memory per setting across 3 machines",
+            "every folder: torch 2.10.0, native child", "Apple M4,\n16 GiB", "Apple M4 Max,\n128 GiB", "RAM",
+        ])
+        # another scenario and another device: charts of their own, never mixed in
+        self.assert_charts(proc, out, "history-compression-trap-mps",
+                           ["compression-trap on mps: held memory per setting (one folder)", "ones", "random"])
+        self.assert_charts(proc, out, "history-mps-watermark-mps-model",
+                           ["mps-model: a MODEL of a Mac's MPS limits, not a Mac", "model of 64 GiB Mac"])
+        proc = self.run_script("history.py", "--out", out, "--scenario", "compression-trap", *_folders("mixed"))
+        self.assert_ok(proc)
+        self.assertIn("skipped: %s" % _folders("mixed")[1], proc.stdout)
+
+    def test_committed_results(self):
+        out = os.path.join(self.tmp, "history-committed")
+        results = os.path.join(SOURCE, "results")
+        dirs = sorted(os.path.join(results, n) for n in os.listdir(results)
+                      if os.path.isfile(os.path.join(results, n, "summary.json")))
+        proc = self.run_script("history.py", "--out", out, *dirs)
+        self.assert_charts(proc, out, "history-mps-watermark-mps-model", [
+            "mps-watermark on mps-model: held memory per setting across 3 runs", "torch 1.13.0", "torch 2.11.0",
+        ])
+        self.assert_charts(proc, out, "history-cuda-fraction-cuda", ["cuda-fraction on cuda"])
+
+    def test_bad_input(self):
+        proc = self.run_script("history.py", "--out", self.tmp, os.path.join(self.tmp, "no-such-folder"))
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("error:", proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+        self.assertEqual(self.run_script("history.py").returncode, 2)

@@ -1,0 +1,238 @@
+// wmbench history: series over the committed folders (results/*/), over the crafted series of
+// tests/data/history/ (a release that changes a stop reason, held memory drifting past the
+// tolerance, several Macs, mixed scenarios and devices), the exit codes and the output formats,
+// all through run_history, the function the CLI calls.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "history/history.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace wmb::history;
+
+namespace {
+
+const std::string kData = std::string(WMBENCH_TEST_DATA) + "/history";
+const std::string kResults = std::string(WMBENCH_SOURCE_DIR) + "/results";
+
+std::vector<std::string> folders_under(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory()) out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct Result {
+  int rc;
+  std::string out, err;
+};
+
+Result run(std::vector<std::string> dirs, OutputFormat format = OutputFormat::text, const std::string& by = "date",
+           const std::string& tolerance = "5", const std::string& scenario = "") {
+  HistoryOptions o;
+  o.dirs = std::move(dirs);
+  o.format = format;
+  o.by = by;
+  o.tolerance = tolerance;
+  o.scenario = scenario;
+  std::ostringstream out, err;
+  const int rc = run_history(o, out, err);
+  return {rc, out.str(), err.str()};
+}
+
+json run_json(std::vector<std::string> dirs, const std::string& by = "date", const std::string& tolerance = "5",
+              const std::string& scenario = "", int expect_rc = -1) {
+  auto r = run(std::move(dirs), OutputFormat::json, by, tolerance, scenario);
+  if (expect_rc >= 0) EXPECT_EQ(r.rc, expect_rc) << r.err;
+  return json::parse(r.out);
+}
+
+const json* find_setting(const json& series, const std::string& label) {
+  for (const auto& s : series["settings"])
+    if (s["label"] == label) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(History, CommittedFoldersEveryOneShownInItsSeries) {
+  const auto dirs = folders_under(kResults);
+  ASSERT_GE(dirs.size(), 6u);
+  auto r = run(dirs);
+  ASSERT_NE(r.rc, 2) << r.err;
+  for (const auto& d : dirs) EXPECT_NE(r.out.find(d), std::string::npos) << d << " missing from\n" << r.out;
+  const json h = run_json(dirs);
+  // mps-watermark (mps-model, 3 folders), cuda-fraction (cuda), offload-footprint on cpu and on cuda.
+  std::map<std::string, size_t> sizes;
+  size_t total = 0;
+  for (const auto& s : h["series"]) {
+    sizes[s["scenario"].get<std::string>() + "/" + s["device"].get<std::string>()] = s["folders"].size();
+    total += s["folders"].size();
+    for (const auto& f : s["folders"]) {
+      EXPECT_EQ(f["scenario"], s["scenario"]);
+      EXPECT_EQ(f["device"], s["device"]);  // devices never mixed
+      EXPECT_EQ(f["child"], "native");      // no "child" key in these folders: the native child
+    }
+  }
+  EXPECT_EQ(total, dirs.size());
+  EXPECT_EQ(sizes["mps-watermark/mps-model"], 3u);
+  EXPECT_EQ(sizes["cuda-fraction/cuda"], 1u);
+  EXPECT_EQ(sizes["offload-footprint/cpu"], 1u);
+  EXPECT_EQ(sizes["offload-footprint/cuda"], 1u);
+  EXPECT_NE(r.out.find("3 scenarios; --scenario NAME shows one"), std::string::npos) << r.out;
+  // On cuda the device total is not called "recommended max".
+  for (const auto& s : h["series"]) {
+    if (s["device"] != "cuda") continue;
+    EXPECT_TRUE(s["folders"][0].contains("device_memory_bytes"));
+    EXPECT_FALSE(s["folders"][0].contains("recommended_max_bytes"));
+  }
+}
+
+TEST(History, CommittedWatermarkSeriesNamesTheSetupThatDiffers) {
+  auto r = run(folders_under(kResults), OutputFormat::text, "date", "5", "mps-watermark");
+  ASSERT_NE(r.rc, 2) << r.err;
+  EXPECT_NE(r.out.find("skipped: " + kResults + "/2026-11-29-cuda-fraction-h200"), std::string::npos) << r.out;
+  // By date: the sandboxed run (guard) comes first, then the torch 2.11 pair (cap): the stop
+  // reason changed, and the setup note says why (a 2 GiB sandbox and another cap).
+  EXPECT_NE(r.out.find("! REGRESSION: stop reason changed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("setup differs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sandbox 2 GiB"), std::string::npos) << r.out;
+  // The newest (the 1.13 pair) against the 2.11 pair: the same, as the README says.
+  EXPECT_NE(r.out.find("newest (#3) vs #2: no regression."), std::string::npos) << r.out;
+  EXPECT_EQ(r.rc, 0);
+}
+
+TEST(History, ReleaseThatChangesAStopReasonIsARegressionOfTheNewest) {
+  // Given newest first: the date order puts 2.8.0, 2.9.0, 2.10.0.
+  auto dirs = folders_under(kData + "/release");
+  std::reverse(dirs.begin(), dirs.end());
+  const json h = run_json(dirs, "date", "5", "", 1);
+  ASSERT_EQ(h["series"].size(), 1u);
+  const json& s = h["series"][0];
+  ASSERT_EQ(s["folders"].size(), 3u);
+  EXPECT_EQ(s["folders"][0]["torch_version"], "2.8.0");
+  EXPECT_EQ(s["folders"][2]["torch_version"], "2.10.0");
+  EXPECT_EQ(s["folders"][0]["os"], "macOS 15.5 (24F74), Mac16,5");
+  EXPECT_TRUE(s["newest_regressed"].get<bool>());
+  const json* row = find_setting(s, "high-1.0-low-1.0");
+  ASSERT_NE(row, nullptr);
+  EXPECT_FALSE((*row)["cells"][1]["vs_previous"]["regression"].get<bool>());  // 2.8 -> 2.9: same
+  EXPECT_TRUE((*row)["cells"][2]["vs_previous"]["regression"].get<bool>());
+  EXPECT_NE((*row)["cells"][2]["vs_previous"]["verdict"].get<std::string>().find("stop reason changed"),
+            std::string::npos);
+  // The same verdict `compare` gives for the pair.
+  EXPECT_EQ(s["steps"][1]["regressions"], 1);
+  const json* def = find_setting(s, "default");
+  ASSERT_NE(def, nullptr);
+  EXPECT_EQ((*def)["cells"][2]["vs_previous"]["verdict"], "ok");
+  // Markdown: the regression in bold, the verdict at the end.
+  auto md = run(dirs, OutputFormat::markdown);
+  EXPECT_EQ(md.rc, 1);
+  EXPECT_NE(md.out.find("### mps-watermark on `mps`: 3 folders"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("**REGRESSION: stop reason changed"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("**REGRESSION: the newest folder regressed against the one before it in: mps-watermark on mps.**"),
+            std::string::npos)
+      << md.out;
+}
+
+TEST(History, HeldMemoryDriftingPastTheTolerance) {
+  const auto dirs = folders_under(kData + "/drift");
+  const json h = run_json(dirs, "torch", "5", "", 1);
+  const json& s = h["series"][0];
+  const json* def = find_setting(s, "default");
+  ASSERT_NE(def, nullptr);
+  EXPECT_FALSE((*def)["cells"][1]["vs_previous"]["regression"].get<bool>());  // +4.0 %: within 5 %
+  EXPECT_TRUE((*def)["cells"][2]["vs_previous"]["regression"].get<bool>());   // +5.8 %: beyond
+  EXPECT_NE((*def)["cells"][2]["vs_previous"]["verdict"].get<std::string>().find("held more (+5.8 %)"),
+            std::string::npos)
+      << (*def)["cells"][2].dump();
+  EXPECT_EQ(s["folders"][0]["child"], "python");
+  // A wider tolerance: no regression, exit 0; a narrower one catches the first step too.
+  EXPECT_EQ(run(dirs, OutputFormat::text, "torch", "6").rc, 0);
+  const json narrow = run_json(dirs, "torch", "3", "", 1);
+  EXPECT_TRUE((*find_setting(narrow["series"][0], "default"))["cells"][1]["vs_previous"]["regression"].get<bool>());
+}
+
+TEST(History, ByMachineOrdersByRam) {
+  const json h = run_json(folders_under(kData + "/macs"), "machine");
+  const json& f = h["series"][0]["folders"];
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0]["chip"], "Apple M4");
+  EXPECT_EQ(f[1]["chip"], "Apple M4 Pro");
+  EXPECT_EQ(f[2]["chip"], "Apple M4 Max");
+  EXPECT_LT(f[0]["ram_bytes"].get<uint64_t>(), f[1]["ram_bytes"].get<uint64_t>());
+}
+
+TEST(History, MixedScenariosAndDevicesAreSeparateSeriesOrSkipped) {
+  std::vector<std::string> dirs = folders_under(kData + "/release");
+  for (const auto& d : folders_under(kData + "/mixed")) dirs.push_back(d);
+  const json h = run_json(dirs);
+  ASSERT_EQ(h["series"].size(), 3u);  // mps-watermark/mps, compression-trap/mps, mps-watermark/mps-model
+  std::set<std::string> keys;
+  for (const auto& s : h["series"]) keys.insert(s["scenario"].get<std::string>() + "/" + s["device"].get<std::string>());
+  EXPECT_TRUE(keys.count("mps-watermark/mps"));
+  EXPECT_TRUE(keys.count("mps-watermark/mps-model"));
+  EXPECT_TRUE(keys.count("compression-trap/mps"));
+  const json only = run_json(dirs, "date", "5", "mps-watermark");
+  ASSERT_EQ(only["skipped"].size(), 1u);
+  EXPECT_EQ(only["skipped"][0]["scenario"], "compression-trap");
+  EXPECT_EQ(only["series"].size(), 2u);  // mps and mps-model stay apart
+  auto text = run(dirs, OutputFormat::text, "date", "5", "mps-watermark");
+  EXPECT_NE(text.out.find("skipped: " + kData + "/mixed/2026-11-06-compression-trap (scenario \"compression-trap\""),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("MODEL of a 64 GiB Mac on Apple M4 Max"), std::string::npos) << text.out;
+}
+
+TEST(History, BadInputIsExit2NamingTheFolder) {
+  const std::string good = folders_under(kData + "/release")[0];
+  auto missing = run({good, kData + "/no-such-folder"});
+  EXPECT_EQ(missing.rc, 2);
+  EXPECT_NE(missing.err.find("no-such-folder"), std::string::npos) << missing.err;
+  EXPECT_TRUE(missing.out.empty());
+
+  const fs::path tmp = fs::temp_directory_path() / ("wmbench-history-test-" + std::to_string(::getpid()));
+  fs::create_directories(tmp / "broken");
+  { std::ofstream(tmp / "broken" / "summary.json") << "{\"scenario\": \"x\", \"runs\": ["; }
+  auto broken = run({good, (tmp / "broken").string()});
+  EXPECT_EQ(broken.rc, 2);
+  EXPECT_NE(broken.err.find((tmp / "broken" / "summary.json").string()), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find("malformed JSON"), std::string::npos) << broken.err;
+
+  fs::create_directories(tmp / "badchild");
+  fs::copy(good, tmp / "badchild", fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  {
+    json m = json::parse(std::ifstream(tmp / "badchild" / "machine.json"));
+    m["child"] = {{"kind", "rust"}};
+    std::ofstream(tmp / "badchild" / "machine.json") << m.dump();
+  }
+  auto badchild = run({(tmp / "badchild").string()});
+  EXPECT_EQ(badchild.rc, 2);
+  EXPECT_NE(badchild.err.find("\"child\".\"kind\" must be \"native\" or \"python\""), std::string::npos) << badchild.err;
+
+  EXPECT_EQ(run({good, good + "/"}).rc, 2);  // the same folder twice
+  EXPECT_EQ(run({good}, OutputFormat::text, "size").rc, 2);
+  EXPECT_EQ(run({good}, OutputFormat::text, "date", "-1").rc, 2);
+  EXPECT_EQ(run({}).rc, 2);
+  fs::remove_all(tmp);
+}
+
+TEST(History, OneFolderIsASeriesWithNothingToCompare) {
+  auto r = run({folders_under(kData + "/release")[0]});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("one folder: nothing to compare yet."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(first)"), std::string::npos) << r.out;
+}
