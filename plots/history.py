@@ -197,7 +197,8 @@ def draw_series(scenario, device, folders, by, out_dir):
             began = [b for b in (swap_began_held(r) for r in runs) if b is not None]
             if began:
                 b = C.gib(statistics.median(began))
-                ax.plot(x, b, marker="v", ms=8, mfc="white", mec="#111111", mew=1.3, zorder=8)
+                # beside the bar, pointing at the height (clear of the value written in the bar)
+                ax.plot(x + 0.40, b, marker="<", ms=8, mfc="white", mec="#111111", mew=1.3, zorder=8)
                 any_swap = True
         # each folder's RAM (or sandbox limit) as a dashed tick, when it is on this panel's scale
         for x, f in enumerate(folders):
@@ -219,10 +220,13 @@ def draw_series(scenario, device, folders, by, out_dir):
         ax.set_title(label, loc="left")
         ax.set_xticks(range(len(folders)))
         ax.set_xticklabels(ticks, fontsize=7.5)
-        ax.set_xlim(-0.6, len(folders) - 0.4)
-        top = top if top > 0 else 1.0
-        ax.set_ylim(0, top * 1.22)
-        C.gib_axis(ax.yaxis, top * 1.2, target=6)
+        ax.set_xlim(-0.6, len(folders) - 0.35)
+        if top > 0:
+            ax.set_ylim(0, top * 1.22)
+            C.gib_axis(ax.yaxis, top * 1.2, target=6)
+        else:
+            ax.set_ylim(0, 1.0)
+            ax.set_yticks([0])  # nothing held anywhere: no scale to read
         ax.grid(axis="x", visible=False)
         if i % ncols == 0:
             ax.set_ylabel("held when stopped (GiB)")
@@ -231,7 +235,7 @@ def draw_series(scenario, device, folders, by, out_dir):
     if any_allowed:
         handles.append(Line2D([], [], color="#111111", lw=2.4, label="max allowed (from PyTorch's error)"))
     if any_swap:
-        handles.append(Line2D([], [], color="#111111", marker="v", mfc="white", ls="none", ms=8,
+        handles.append(Line2D([], [], color="#111111", marker="<", mfc="white", ls="none", ms=8,
                               label="held when swap began to grow"))
     if any_ram:
         sandbox = any(isinstance(f.machine.get("sandbox"), dict) for f in folders)

@@ -36,7 +36,9 @@ Table folder_table(const Series& s) {
   for (size_t i = 0; i < s.folders.size(); ++i) {
     const FolderInfo& f = s.folders[i];
     t.push_back({std::to_string(i + 1), f.side.date, f.side.torch_version, f.child, f.machine,
-                 f.ram_bytes ? format_size_short(*f.ram_bytes) : "?", f.os, size_or_dash(f.recommended_max),
+                 f.ram_bytes ? (*f.ram_bytes % GiB == 0 ? fmt::format("{} GiB", *f.ram_bytes / GiB)
+                                                        : format_size_short(*f.ram_bytes))
+                             : "?", f.os, size_or_dash(f.recommended_max),
                  f.setup.empty() ? "-" : f.setup, f.side.path});
   }
   return t;

@@ -67,7 +67,11 @@ json machine_of(const compare::ResultFolder& f) {
   return m;
 }
 
-std::string gib_short(uint64_t b) { return format_size_short(b); }
+// "48 GiB" for whole GiB (RAM sizes, sandbox limits), else the compact form ("141 MiB").
+std::string gib_short(uint64_t b) {
+  if (b > 0 && b % GiB == 0) return fmt::format("{} GiB", b / GiB);
+  return format_size_short(b);
+}
 
 // The child that ran (CONTRACTS.md: machine.json "child": {"kind": "native"|"python", ...};
 // folders without the key were made by the native child).
