@@ -126,7 +126,17 @@ int run_history(const HistoryOptions& opts, std::ostream& out, std::ostream& err
   inputs.reserve(opts.dirs.size());
   History h;
   try {
-    for (const auto& d : opts.dirs) inputs.push_back(load_input(d));
+    for (const auto& d : opts.dirs) {
+      // `wmbench history results/*` also names results/README.md: a plain file is said and
+      // skipped; a folder that is not a result folder stays an error.
+      std::error_code ec;
+      if (fs::is_regular_file(d, ec)) {
+        err << "wmbench history: skipped " << d << ": a file, not a result folder\n";
+        continue;
+      }
+      inputs.push_back(load_input(d));
+    }
+    if (inputs.empty()) throw HistoryError("no result folder among the arguments");
     h = build_history(inputs, *order, *tol, opts.scenario);
   } catch (const std::exception& e) {
     err << "wmbench history: " << e.what() << "\n";

@@ -224,6 +224,12 @@ TEST(History, BadInputIsExit2NamingTheFolder) {
   EXPECT_NE(badchild.err.find("\"child\".\"kind\" must be \"native\" or \"python\""), std::string::npos) << badchild.err;
 
   EXPECT_EQ(run({good, good + "/"}).rc, 2);  // the same folder twice
+  // `results/*` names results/README.md too: a plain file is said and skipped, alone it is exit 2.
+  const std::string readme = std::string(WMBENCH_SOURCE_DIR) + "/results/README.md";
+  auto with_file = run({good, readme});
+  EXPECT_EQ(with_file.rc, 0) << with_file.err;
+  EXPECT_NE(with_file.err.find("skipped " + readme + ": a file, not a result folder"), std::string::npos);
+  EXPECT_EQ(run({readme}).rc, 2);
   EXPECT_EQ(run({good}, OutputFormat::text, "size").rc, 2);
   EXPECT_EQ(run({good}, OutputFormat::text, "date", "-1").rc, 2);
   EXPECT_EQ(run({}).rc, 2);
