@@ -77,7 +77,14 @@ struct ModelParams {
   std::string revision = "current";  // revision.h
   // Metal's maxBufferLength; nullopt: no "Invalid buffer size" check.
   std::optional<uint64_t> max_buffer;
-  // The sandbox (a scaled-down Mac): a request of `size` is placed in the tier its unscaled
+  // The sandbox (a scaled-down Mac). Decision (issue 15 item 3): the step keeps the tier the
+  // unscaled step is in on the Mac modelled - not tiers scaled by the RAM factor, because the
+  // sandbox's step is a power of two chosen by min_steps and could fall on either side of a
+  // scaled 512 MiB boundary, and because Metal's pages and 2 MiB rounding cannot be scaled. The
+  // write-up's 512 MiB step is in the oversize tier, so each 32 MiB sandbox step gets a heap of
+  // exactly its size, as each 512 MiB step does on the 48 GB Mac: "MPS allocated" = held, and the
+  // stop is at the same fraction of max allowed. The runner passes --model-unscaled-step.
+  // A request of `size` is placed in the tier its unscaled
   // counterpart (size x tier_scale) is in on the Mac modelled, and the shared heaps are that
   // Mac's heaps scaled down by the same factor. 1.0 = PyTorch as it is. Metal's 16 KiB pages and
   // 2 MiB rounding are not scaled.
