@@ -9,6 +9,8 @@
 
 #include <ATen/ATen.h>
 
+#include "fill/protocol_out.h"
+
 namespace wmb::fill {
 
 enum class DataKind { Random, Ones, Zeros };
@@ -36,6 +38,8 @@ class FillDevice {
   virtual void on_release(uint64_t /*bytes*/) {}
   // The exact limit, where the device knows it (the model does; PyTorch's MPS hooks do not say it).
   virtual std::optional<uint64_t> max_allowed() { return std::nullopt; }
+  // The hello line's "model" object (mps-model: revision, other allocations, ...); null elsewhere.
+  virtual Msg model_json() const { return nullptr; }
 };
 
 // Defined in device_mps.cpp, which is compiled only on Apple platforms.

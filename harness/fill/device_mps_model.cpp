@@ -1,13 +1,19 @@
 // The "mps-model" device: CPU tensors in freshly mapped memory, each allocation first passed
-// through the MPS allocator's limit policy (mpsmodel::AllocatorModel). What PyTorch would raise
-// on a Mac is raised here as the same c10::Error text, at the same moment:
+// through the MPS allocator model (mpsmodel::MpsAllocatorModel, the same code `wmbench predict`
+// runs). What PyTorch would raise on a Mac is raised here as the same c10::Error text, at the same
+// moment:
 //   - an invalid PYTORCH_MPS_*_WATERMARK_RATIO at the first allocation ("invalid low watermark ratio 1.4"),
-//   - "MPS backend out of memory (...)" when driver count + aligned size > max allowed.
-// Everything else (memory filling up, swap growing) is the real machine's.
+//   - "Invalid buffer size: ..." for a tensor of maxBufferLength or more,
+//   - "MPS backend out of memory (...)" when driver count (heaps + other) + aligned size > max allowed.
+// Everything else (memory filling up, swap growing) is the real machine's. Only the tensors' bytes
+// are real memory here: a 1 GiB heap's unused room counts toward the limit (as Metal's driver
+// count does) but is not touched (whether Metal makes it resident on a Mac is not known).
 #include "fill/device_mps_model.h"
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -15,6 +21,8 @@
 #include <c10/util/Exception.h>
 
 #include "fill/fast_fill.h"
+#include "fill/options.h"
+#include "mpsmodel/heap_allocator.h"
 #include "mpsmodel/macos_memory.h"
 #include "mpsmodel/watermark.h"
 
@@ -34,6 +42,25 @@ uint64_t resolve_recommended_max(const MpsModelOptions& o) {
   return mpsmodel::recommended_max_for_ram(physical_ram());
 }
 
+mpsmodel::ModelParams model_params(const MpsModelOptions& o) {
+  mpsmodel::ModelParams p;
+  p.revision = o.revision;
+  if (o.other_bytes) p.other_bytes = *o.other_bytes;
+  p.max_buffer = o.max_buffer ? *o.max_buffer : mpsmodel::estimated_max_buffer(o.model_ram.value_or(physical_ram()));
+  if (o.unscaled_step && o.step_bytes > 0)
+    p.tier_scale = std::max(1.0, static_cast<double>(*o.unscaled_step) / static_cast<double>(o.step_bytes));
+  return p;
+}
+
+mpsmodel::MpsAllocatorModel make_model(const MpsModelOptions& o, uint64_t recommended_max) {
+  try {
+    return mpsmodel::MpsAllocatorModel(mpsmodel::read_watermark_config_from_process(), recommended_max,
+                                       model_params(o));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 // Raises `text` as PyTorch does (TORCH_CHECK -> c10::Error); what_without_backtrace() is the text.
 [[noreturn]] void raise_like_pytorch(const std::string& text) {
   TORCH_CHECK(false, text);
@@ -44,18 +71,14 @@ class MpsModelDevice final : public FillDevice {
   explicit MpsModelDevice(const MpsModelOptions& o)
       // PyTorch reads the variables when the allocator is first used; this child does not change
       // its environment, so reading them now is the same. They are validated at the first allocate().
-      : recommended_max_(resolve_recommended_max(o)),
-        model_(mpsmodel::read_watermark_config_from_process(), recommended_max_) {}
+      : recommended_max_(resolve_recommended_max(o)), model_(make_model(o, recommended_max_)) {}
 
   std::string name() const override { return "mps-model"; }
 
   at::Tensor allocate(uint64_t bytes, DataKind data) override {
+    uint64_t id = 0;
     try {
-      if (first_) {
-        model_.check_config();  // throws the config error at the first allocation, as PyTorch
-        first_ = false;
-      }
-      model_.allocate(bytes);
+      id = model_.allocate(bytes);  // checks the configuration at the first call, as PyTorch
     } catch (const mpsmodel::ModelError& e) {
       raise_like_pytorch(e.what());
     }
@@ -65,11 +88,9 @@ class MpsModelDevice final : public FillDevice {
     void* p = map_fresh(n);
     if (p == nullptr) {
       // Metal could not back the buffer: PyTorch raises the same OOM text (without the limit
-      // having been reached). The allocation was counted above; take it back first.
-      model_.release(bytes);
-      const auto limit = model_.limited() ? std::optional<uint64_t>(model_.max_allowed()) : std::nullopt;
-      raise_like_pytorch(mpsmodel::oom_message(model_.allocated(), model_.other(), limit,
-                                               mpsmodel::AllocatorModel::align(bytes)));
+      // having been reached). The buffer was counted above; take it back first.
+      model_.free(id);
+      raise_like_pytorch(model_.oom_text(model_.allocation_size(bytes)));
     }
     switch (data) {
       case DataKind::Random: fill_random(p, n, 0x6d70732d6d6f64ull + (++seed_counter_)); break;
@@ -84,8 +105,8 @@ class MpsModelDevice final : public FillDevice {
 
   DeviceStats stats() override {
     DeviceStats s;
-    s.allocated = model_.allocated();
-    s.driver = model_.driver();
+    s.allocated = model_.in_use_bytes();  // current_allocated_memory: the buffers in use
+    s.driver = model_.driver();           // driver_allocated_memory: heaps + other
     return s;
   }
 
@@ -93,7 +114,15 @@ class MpsModelDevice final : public FillDevice {
 
   at::Device torch_device() const override { return at::Device(at::kCPU); }
 
-  void on_release(uint64_t bytes) override { model_.release(bytes); }
+  void on_release(uint64_t bytes) override { model_.free_latest_of_size(bytes); }
+  void empty_cache() override { model_.empty_cache(); }
+  Msg model_json() const override {
+    const auto& p = model_.params();
+    return Msg{{"revision", p.revision},
+               {"other_bytes", p.other_bytes},
+               {"max_buffer_bytes", opt_json(p.max_buffer)},
+               {"tier_scale", p.tier_scale}};
+  }
   std::optional<uint64_t> max_allowed() override {
     if (model_.config_error() || !model_.limited()) return std::nullopt;
     return model_.max_allowed();
@@ -101,8 +130,7 @@ class MpsModelDevice final : public FillDevice {
 
  private:
   uint64_t recommended_max_;
-  mpsmodel::AllocatorModel model_;
-  bool first_ = true;
+  mpsmodel::MpsAllocatorModel model_;
   uint64_t seed_counter_ = 0;
 };
 

@@ -35,7 +35,9 @@ inline const char* data_kind_name(DataKind d) {
 inline std::unique_ptr<FillDevice> make_device(const std::string& name, const FillOptions& o) {
   if (name == "cpu") return make_cpu_device();
   if (name == "cuda") return make_cuda_device();
-  if (name == "mps-model") return make_mps_model_device(MpsModelOptions{o.recommended_max, o.model_ram});
+  if (name == "mps-model")
+    return make_mps_model_device(MpsModelOptions{o.recommended_max, o.model_ram, o.model_revision, o.model_other,
+                                                 o.model_max_buffer, o.model_unscaled_step, o.step_bytes});
   if (name == "mps") {
 #ifdef __APPLE__
     return make_mps_device();

@@ -179,6 +179,7 @@ int main(int argc, char** argv) {
                   {"cap_bytes", opt_json(opts.cap_bytes)},
                   {"program", opts.program}};
     if (opts.program == "offload") hello["offload_bytes"] = opt_json(opts.offload_bytes);
+    if (auto model = device->model_json(); !model.is_null()) hello["model"] = model;
     out.write(hello);
 
     if (opts.hello_only) {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/units.h"
+#include "mpsmodel/revision.h"
 
 namespace wmb::fill {
 namespace {
@@ -43,6 +44,7 @@ ParseOutcome parse_fill_options(int argc, const char* const* argv) {
                "as JSON lines on stdout"};
   app.name("wmbench-fill");
   std::string device, step, data = "random", cap, program = "fill", offload, rec_max, model_ram, delay;
+  std::string revision, other, max_buffer, unscaled_step;
   app.add_option("--device", device, "mps | cuda | cpu | mps-model")->required();
   app.add_option("--step", step, "size of each tensor, e.g. 512MiB (rounded down to a multiple of 4 bytes)")
       ->required();
@@ -52,6 +54,13 @@ ParseOutcome parse_fill_options(int argc, const char* const* argv) {
   app.add_option("--offload-size", offload, "program offload: bytes moved to the device and back");
   app.add_option("--recommended-max", rec_max, "mps-model: the modelled recommendedMaxWorkingSetSize");
   app.add_option("--model-ram", model_ram, "mps-model: the modelled RAM");
+  app.add_option("--model-revision", revision,
+                 "mps-model: the PyTorch release modelled: " + wmb::mpsmodel::revision_names() + " (default current)");
+  app.add_option("--model-other", other, "mps-model: MPS's own buffers, \"other allocations\" (default 448KiB)");
+  app.add_option("--model-max-buffer", max_buffer,
+                 "mps-model: Metal's maxBufferLength (default 9/16 of the modelled RAM)");
+  app.add_option("--model-unscaled-step", unscaled_step,
+                 "mps-model in a sandbox: the step on the Mac modelled (e.g. 512MiB); heaps follow its tier");
   app.add_option("--step-delay", delay, "seconds to sleep between steps (e.g. 0.5, 250ms)");
   bool hello_only = false;
   app.add_flag("--hello-only", hello_only, "print the hello line (torch version, recommended max) and exit");
@@ -94,6 +103,27 @@ ParseOutcome parse_fill_options(int argc, const char* const* argv) {
   if (!model_ram.empty()) {
     if (device != "mps-model") throw UsageError("--model-ram applies only to --device mps-model");
     o.model_ram = size_option("--model-ram", model_ram);
+  }
+  const auto model_only = [&](const std::string& flag, const std::string& text) {
+    if (!text.empty() && device != "mps-model") throw UsageError(flag + " applies only to --device mps-model");
+    return !text.empty();
+  };
+  if (model_only("--model-revision", revision)) {
+    try {
+      o.model_revision = wmb::mpsmodel::find_revision(revision).name;
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--model-revision: ") + e.what());
+    }
+  }
+  if (model_only("--model-other", other)) o.model_other = size_option("--model-other", other);
+  if (model_only("--model-max-buffer", max_buffer)) {
+    o.model_max_buffer = size_option("--model-max-buffer", max_buffer);
+    if (*o.model_max_buffer == 0) throw UsageError("--model-max-buffer must be more than 0 bytes");
+  }
+  if (model_only("--model-unscaled-step", unscaled_step)) {
+    o.model_unscaled_step = size_option("--model-unscaled-step", unscaled_step);
+    if (*o.model_unscaled_step < o.step_bytes)
+      throw UsageError("--model-unscaled-step \"" + unscaled_step + "\" is smaller than --step: the sandbox scales down, not up");
   }
   if (!delay.empty()) {
     auto plain = wmb::parse_number(delay);

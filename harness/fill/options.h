@@ -29,6 +29,10 @@ struct FillOptions {
   std::optional<uint64_t> offload_bytes;    // program offload: total size, a multiple of 4
   std::optional<uint64_t> recommended_max;  // mps-model only
   std::optional<uint64_t> model_ram;        // mps-model only
+  std::string model_revision = "current";   // mps-model only: the PyTorch release modelled (mpsmodel/revision.h)
+  std::optional<uint64_t> model_other;      // mps-model only: "other allocations" (default 448 KiB)
+  std::optional<uint64_t> model_max_buffer; // mps-model only: maxBufferLength (default 9/16 of the modelled RAM)
+  std::optional<uint64_t> model_unscaled_step;  // mps-model only: the step on the Mac a sandbox stands for
   double step_delay = 0.0;                  // seconds slept between steps
   bool hello_only = false;                  // say hello (torch version, recommended max) and exit
 };

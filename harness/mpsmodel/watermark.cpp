@@ -84,52 +84,6 @@ std::string format_size_pytorch(uint64_t size) {
   return os.str();
 }
 
-std::string oom_message(uint64_t allocated, uint64_t other, std::optional<uint64_t> max_allowed,
-                        uint64_t requested_aligned, const char* pool) {
-  std::string s = "MPS backend out of memory (MPS allocated: " + format_size_pytorch(allocated) +
-                  ", other allocations: " + format_size_pytorch(other);
-  if (max_allowed) s += ", max allowed: " + format_size_pytorch(*max_allowed);
-  s += "). Tried to allocate " + format_size_pytorch(requested_aligned) + " on " + (pool ? pool : "shared") +
-       " pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations "
-       "(may cause system failure).";
-  return s;
-}
-
-AllocatorModel::AllocatorModel(WatermarkConfig cfg, uint64_t recommended_max, uint64_t other_bytes)
-    : cfg_(std::move(cfg)), recommended_max_(recommended_max), other_(other_bytes) {
-  config_error_ = validate(cfg_);
-  if (!config_error_) limits_ = compute_limits(cfg_, recommended_max_);
-}
-
-void AllocatorModel::check_config() {
-  if (config_error_) throw ModelError(*config_error_);
-  checked_ = true;
-}
-
-uint64_t AllocatorModel::align(uint64_t bytes) {
-  if (bytes == 0) return 0;
-  const uint64_t rem = bytes % kModelPageBytes;
-  if (rem == 0) return bytes;
-  const uint64_t pad = kModelPageBytes - rem;
-  if (bytes > kNoLimit - pad) return kNoLimit - (kNoLimit % kModelPageBytes);  // cannot be satisfied anyway
-  return bytes + pad;
-}
-
-void AllocatorModel::allocate(uint64_t bytes) {
-  if (!checked_) check_config();
-  const uint64_t aligned = align(bytes);
-  const uint64_t drv = driver();
-  // driver + aligned > max, written without overflow.
-  const bool refused = limits_.limited() && (drv > limits_.max_allowed || aligned > limits_.max_allowed - drv);
-  if (refused) throw ModelError(oom_message(allocated_, other_, limits_.max_allowed, aligned));
-  allocated_ += aligned;
-}
-
-void AllocatorModel::release(uint64_t bytes) {
-  const uint64_t aligned = align(bytes);
-  allocated_ = aligned >= allocated_ ? 0 : allocated_ - aligned;
-}
-
 ModelledMac modelled_mac_for_sandbox(uint64_t sandbox_bytes, uint64_t mac_ram, double free_fraction) {
   ModelledMac m{};
   m.mac_ram = mac_ram;

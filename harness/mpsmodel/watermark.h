@@ -8,8 +8,7 @@
 //   - LOW: 0.0 <= LOW <= (HIGH, or 2.0 when HIGH is 0.0), else "invalid low watermark ratio <LOW>".
 //     Ratios are printed as a C++ ostream prints a double (1.4 -> "1.4", NaN -> "nan").
 //   - max allowed = static_cast<size_t>(HIGH * (double)recommendedMaxWorkingSetSize), none for 0.0.
-//   - An allocation is refused when driver count + aligned size > max allowed, where the driver
-//     count is the allocator's heaps plus "other allocations" (MPS-internal buffers).
+//   - What is refused, and the heaps behind the count: mpsmodel/heap_allocator.h.
 //
 // Used by the fill child's "mps-model" device (real CPU memory behind this policy) and by
 // `wmbench predict`. See /work/shared/docs/pytorch-allocator-facts.md.
@@ -39,9 +38,6 @@ constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
 // The small constant "other allocations" of the write-up's error message (448.00 KiB on an
 // M5 Pro with PyTorch 2.14): MPS-internal buffers counted by the driver but not by the heaps.
 constexpr uint64_t kDefaultOtherBytes = 448 * KiB;
-
-// Page granularity of the model's allocations (see AllocatorModel::align).
-constexpr uint64_t kModelPageBytes = 16 * KiB;
 
 // strtod(s, nullptr): no end-pointer check. Garbage or "" -> 0.0, "0.8abc" -> 0.8, "nan" -> NaN.
 // nullptr -> 0.0.
@@ -86,56 +82,9 @@ Limits compute_limits(const WatermarkConfig& cfg, uint64_t recommended_max);
 // 1024-based, no TB level: "1024 bytes", "1.00 KiB", "1024.00 KiB", "18.72 GiB", "2048.00 GiB".
 std::string format_size_pytorch(uint64_t bytes);
 
-// PyTorch's MPS out-of-memory text. `max_allowed` nullopt (HIGH == 0.0) leaves out
-// ", max allowed: M". `requested_aligned` is the aligned size PyTorch prints.
-std::string oom_message(uint64_t allocated, uint64_t other, std::optional<uint64_t> max_allowed,
-                        uint64_t requested_aligned, const char* pool = "shared");
-
 // What PyTorch would raise (as c10::Error): an invalid configuration or a refused allocation.
 struct ModelError : std::runtime_error {
   using std::runtime_error::runtime_error;
-};
-
-// The allocator's bookkeeping: what PyTorch counts and when it refuses. It holds no memory.
-class AllocatorModel {
- public:
-  AllocatorModel(WatermarkConfig cfg, uint64_t recommended_max, uint64_t other_bytes = kDefaultOtherBytes);
-
-  // PyTorch validates the variables when the MPS allocator is first used, not at start-up:
-  // call this at the first allocation. Throws ModelError with PyTorch's text while the
-  // configuration is invalid (every call, as PyTorch retries the static initialisation).
-  // allocate() calls it itself on its first use.
-  void check_config();
-
-  // Rounds up to 16 KiB pages. A simplification of MPS's heap size classes (small buffers go
-  // to small heaps, large ones are rounded to their heap's granularity): it only matters for
-  // small steps; the fill's steps (MiB and up) are already multiples of it.
-  static uint64_t align(uint64_t bytes);
-
-  // Counts an allocation of `bytes` (aligned first). Throws ModelError with oom_message() when
-  // driver() + aligned > max_allowed(), as PyTorch's malloc does; nothing is counted then.
-  void allocate(uint64_t bytes);
-  // Uncounts an allocation of `bytes` (aligned as in allocate()); never below zero.
-  void release(uint64_t bytes);
-
-  uint64_t allocated() const { return allocated_; }           // the heaps in use ("MPS allocated")
-  uint64_t other() const { return other_; }                   // "other allocations"
-  uint64_t driver() const { return allocated_ + other_; }     // currentAllocatedSize
-  uint64_t max_allowed() const { return limits_.max_allowed; }  // kNoLimit when HIGH == 0.0 (or invalid)
-  bool limited() const { return limits_.limited(); }
-  uint64_t recommended_max() const { return recommended_max_; }
-  const WatermarkConfig& config() const { return cfg_; }
-  // PyTorch's text for the configuration, when invalid.
-  const std::optional<std::string>& config_error() const { return config_error_; }
-
- private:
-  WatermarkConfig cfg_;
-  uint64_t recommended_max_;
-  uint64_t other_;
-  uint64_t allocated_ = 0;
-  Limits limits_;
-  std::optional<std::string> config_error_;
-  bool checked_ = false;
 };
 
 // The write-up's 48 GB Mac (M5 Pro, macOS 26.5.2, recommended max 37.44 GiB): with the everyday

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "common/units.h"
+#include "mpsmodel/heap_allocator.h"
 #include "mpsmodel/macos_memory.h"
+#include "mpsmodel/revision.h"
 #include "mpsmodel/watermark.h"
 
 #if __has_include("errparse/error_parser.h")
@@ -147,23 +149,25 @@ TEST(WatermarkFormatSize, Boundaries) {
 }
 
 TEST(WatermarkMessage, MatchesTheWriteup) {
-  EXPECT_EQ(oom_message(37 * 512 * MiB, 448 * KiB, static_cast<uint64_t>(0.5 * static_cast<double>(kRec48)),
-                        512 * MiB),
+  EXPECT_EQ(oom_message_for(current_revision(), 37 * 512 * MiB, 448 * KiB,
+                            static_cast<uint64_t>(0.5 * static_cast<double>(kRec48)), 512 * MiB),
             kWriteupMessage);
 }
 
-TEST(WatermarkMessage, NoMaxAllowedWithHighZero) {
-  EXPECT_EQ(oom_message(GiB + GiB / 2, 448 * KiB, std::nullopt, 512 * MiB, "private"),
+TEST(WatermarkMessage, NoMaxAllowedAndNoHintWithHighZero) {
+  // MPSAllocator.mm: the m_high_watermark_ratio == 0.0 branch ends "... pool." (no hint).
+  EXPECT_EQ(oom_message_for(find_revision("private-pool"), GiB + GiB / 2, 448 * KiB, std::nullopt, 512 * MiB),
             "MPS backend out of memory (MPS allocated: 1.50 GiB, other allocations: 448.00 KiB). Tried to "
-            "allocate 512.00 MiB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper "
-            "limit for memory allocations (may cause system failure).");
+            "allocate 512.00 MiB on private pool.");
 }
 
 // ---------------------------------------------------------------------------------------------
 // The allocator model.
 
 TEST(AllocatorModelTest, StopsTheWriteupFillAt18_5GiB) {
-  AllocatorModel m(cfg_of({{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}), kRec48);
+  // 512 MiB is not < kXLargeHeap / 2: each step gets a heap of exactly its size, so "MPS allocated"
+  // equals the tensors' bytes, as in the write-up's message.
+  MpsAllocatorModel m(cfg_of({{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}), kRec48);
   uint64_t held = 0;
   std::string error;
   for (int i = 0; i < 1000; ++i) {
@@ -176,13 +180,14 @@ TEST(AllocatorModelTest, StopsTheWriteupFillAt18_5GiB) {
     }
   }
   EXPECT_EQ(held, 37 * 512 * MiB);  // 18.5 GiB
-  EXPECT_EQ(m.allocated(), held);
+  EXPECT_EQ(m.heaps_bytes(), held);
+  EXPECT_EQ(m.heap_count(), 37u);
   EXPECT_EQ(m.driver(), held + 448 * KiB);
   EXPECT_EQ(error, kWriteupMessage);
 }
 
 TEST(AllocatorModelTest, StopsThe0_8FillAt29_5GiB) {
-  AllocatorModel m(cfg_of({{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}), kRec48);
+  MpsAllocatorModel m(cfg_of({{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}), kRec48);
   uint64_t held = 0;
   try {
     for (int i = 0; i < 1000; ++i) {
@@ -197,15 +202,15 @@ TEST(AllocatorModelTest, StopsThe0_8FillAt29_5GiB) {
 }
 
 TEST(AllocatorModelTest, HighZeroNeverRefuses) {
-  AllocatorModel m(cfg_of({{kHighEnv, "0.0"}}), kRec48);
+  MpsAllocatorModel m(cfg_of({{kHighEnv, "0.0"}}), kRec48);
   for (int i = 0; i < 200; ++i) m.allocate(512 * MiB);  // 100 GiB of bookkeeping, no memory
-  EXPECT_EQ(m.allocated(), 100 * GiB);
+  EXPECT_EQ(m.heaps_bytes(), 100 * GiB);
   EXPECT_EQ(m.max_allowed(), kNoLimit);
   EXPECT_FALSE(m.limited());
 }
 
 TEST(AllocatorModelTest, ConfigCheckedAtFirstAllocationNotConstruction) {
-  AllocatorModel m(cfg_of({{kHighEnv, "0.8"}}), kRec48);  // does not throw
+  MpsAllocatorModel m(cfg_of({{kHighEnv, "0.8"}}), kRec48);  // does not throw
   EXPECT_EQ(m.config_error(), "invalid low watermark ratio 1.4");
   try {
     m.check_config();
@@ -219,43 +224,55 @@ TEST(AllocatorModelTest, ConfigCheckedAtFirstAllocationNotConstruction) {
   } catch (const ModelError& e) {
     EXPECT_STREQ(e.what(), "invalid low watermark ratio 1.4");
   }
-  EXPECT_EQ(m.allocated(), 0u);
-  AllocatorModel ok(cfg_of({{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}), kRec48);
+  EXPECT_EQ(m.heaps_bytes(), 0u);
+  MpsAllocatorModel ok(cfg_of({{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}), kRec48);
   EXPECT_NO_THROW(ok.check_config());
 }
 
-TEST(AllocatorModelTest, AlignAndRelease) {
-  EXPECT_EQ(AllocatorModel::align(0), 0u);
-  EXPECT_EQ(AllocatorModel::align(1), 16 * KiB);
-  EXPECT_EQ(AllocatorModel::align(16 * KiB), 16 * KiB);
-  EXPECT_EQ(AllocatorModel::align(16 * KiB + 1), 32 * KiB);
-  EXPECT_EQ(AllocatorModel::align(512 * MiB), 512 * MiB);
+TEST(AllocatorModelTest, SixteenKiBPagesAndRelease) {
+  MpsAllocatorModel m(cfg_of({}), kRec48, ModelParams{0, "current", std::nullopt, 1.0});
+  EXPECT_EQ(m.allocation_size(1), 16 * KiB);
+  EXPECT_EQ(m.allocation_size(16 * KiB), 16 * KiB);
+  EXPECT_EQ(m.allocation_size(16 * KiB + 1), 32 * KiB);
+  EXPECT_EQ(m.allocation_size(512 * MiB), 512 * MiB);
 
-  AllocatorModel m(cfg_of({}), kRec48, 0);
-  m.allocate(100);
-  EXPECT_EQ(m.allocated(), 16 * KiB);
-  m.allocate(GiB);
-  m.release(100);
-  EXPECT_EQ(m.allocated(), GiB);
-  m.release(2 * GiB);  // never below zero
-  EXPECT_EQ(m.allocated(), 0u);
+  const uint64_t a = m.allocate(100);  // small pool: one 8 MiB heap
+  EXPECT_EQ(m.in_use_bytes(), 16 * KiB);
+  EXPECT_EQ(m.heaps_bytes(), kSmallHeap);
+  const uint64_t b = m.allocate(GiB);  // oversize: its own 1 GiB heap
+  EXPECT_EQ(m.heaps_bytes(), kSmallHeap + GiB);
+  m.free(a);
+  m.free(b);
+  EXPECT_EQ(m.in_use_bytes(), 0u);
+  EXPECT_EQ(m.heaps_bytes(), kSmallHeap + GiB) << "freed buffers stay cached in their heaps";
+  m.empty_cache();
+  EXPECT_EQ(m.heaps_bytes(), 0u);
   EXPECT_EQ(m.driver(), 0u);
 }
 
 TEST(AllocatorModelTest, RefusalCountsNothingAndReportsAlignedSize) {
   const uint64_t rec = 10 * MiB;
-  AllocatorModel m(cfg_of({{kHighEnv, "1.0"}, {kLowEnv, "1.0"}}), rec, 0);
-  m.allocate(9 * MiB);
+  // private-pool: no size buckets, so the aligned size is the 16 KiB-rounded request.
+  MpsAllocatorModel m(cfg_of({{kHighEnv, "1.0"}, {kLowEnv, "1.0"}}), rec,
+                      ModelParams{0, "private-pool", std::nullopt, 1.0});
+  m.allocate(KiB);  // an 8 MiB small heap
+  try {
+    m.allocate(MiB + 1);  // 1 MiB + 16 KiB: a new 32 MiB heap would be needed, and 8 + 1.02 <= 10 lets it be made
+    SUCCEED();
+  } catch (const ModelError& e) {
+    FAIL() << e.what();
+  }
+  EXPECT_EQ(m.heaps_bytes(), kSmallHeap + kLargeHeap) << "one new heap carries the driver count past the limit";
   try {
     m.allocate(MiB + 1);
     FAIL() << "no refusal";
   } catch (const ModelError& e) {
-    EXPECT_NE(std::string(e.what()).find("Tried to allocate 1.02 MiB on shared pool"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("(MPS allocated: 40.00 MiB, other allocations: 0 bytes, max allowed: "
+                                         "10.00 MiB). Tried to allocate 1.02 MiB on private pool"),
+              std::string::npos)
         << e.what();
   }
-  EXPECT_EQ(m.allocated(), 9 * MiB);
-  m.allocate(MiB);  // exactly at the limit: allowed (the check is ">")
-  EXPECT_EQ(m.driver(), rec);
+  EXPECT_EQ(m.heaps_bytes(), kSmallHeap + kLargeHeap);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,7 +324,7 @@ TEST(WatermarkCleanRatio, WriteupChoice) {
 #if __has_include("errparse/error_parser.h")
 // The model's messages parse back (harness/errparse).
 TEST(WatermarkErrparse, OomMessageRoundTrips) {
-  AllocatorModel m(cfg_of({{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}), kRec48);
+  MpsAllocatorModel m(cfg_of({{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}), kRec48);
   std::string text;
   try {
     for (int i = 0; i < 1000; ++i) m.allocate(512 * MiB);
@@ -321,7 +338,7 @@ TEST(WatermarkErrparse, OomMessageRoundTrips) {
     // 2 decimals of the unit: within half a hundredth.
     EXPECT_LE(static_cast<double>(*got > want ? *got - want : want - *got), 0.005 * static_cast<double>(unit) + 1);
   };
-  near(p.allocated_bytes, m.allocated(), GiB);
+  near(p.allocated_bytes, m.heaps_bytes(), GiB);
   near(p.other_bytes, m.other(), KiB);
   near(p.max_allowed_bytes, m.max_allowed(), GiB);
   near(p.requested_bytes, 512 * MiB, MiB);

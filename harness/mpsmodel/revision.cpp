@@ -1,0 +1,70 @@
+#include "mpsmodel/revision.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "mpsmodel/watermark.h"
+
+namespace wmb::mpsmodel {
+
+const std::vector<Revision>& revisions() {
+  static const std::vector<Revision> r = {
+      {"current", "shared", SizeUnits::Iec, true, "PyTorch after Feb 2026 (shared pools only)"},
+      {"private-pool", "private", SizeUnits::Iec, false, "PyTorch ~2.7 to early 2026"},
+      {"legacy", "private", SizeUnits::Legacy, false, "PyTorch 2.0 to ~2.6"},
+  };
+  return r;
+}
+
+const Revision& current_revision() { return revisions().front(); }
+
+std::string revision_names() {
+  std::string s;
+  for (const auto& r : revisions()) s += (s.empty() ? "" : ", ") + r.name;
+  return s;
+}
+
+const Revision& find_revision(const std::string& name) {
+  for (const auto& r : revisions())
+    if (r.name == name) return r;
+  throw std::invalid_argument("unknown model revision \"" + name + "\"; allowed: " + revision_names());
+}
+
+namespace {
+// MPSAllocator.mm, older MPSHeapAllocatorImpl::format_size: the same boundaries as c10's, but the
+// size goes through a float first and the units are KB/MB/GB (still 1024-based).
+std::string format_size_legacy(uint64_t size) {
+  std::ostringstream os;
+  os.precision(2);
+  os << std::fixed;
+  const float f = static_cast<float>(size);
+  if (size <= 1024UL) {
+    os << size << " bytes";
+  } else if (size <= 1048576UL) {
+    os << (f / 1024.0) << " KB";
+  } else if (size <= 1073741824UL) {
+    os << (f / 1048576.0) << " MB";
+  } else {
+    os << (f / 1073741824.0) << " GB";
+  }
+  return os.str();
+}
+}  // namespace
+
+std::string format_size_for(const Revision& rev, uint64_t bytes) {
+  return rev.units == SizeUnits::Legacy ? format_size_legacy(bytes) : format_size_pytorch(bytes);
+}
+
+std::string oom_message_for(const Revision& rev, uint64_t allocated, uint64_t other,
+                            std::optional<uint64_t> max_allowed, uint64_t requested_aligned) {
+  std::string s = "MPS backend out of memory (MPS allocated: " + format_size_for(rev, allocated) +
+                  ", other allocations: " + format_size_for(rev, other);
+  if (max_allowed) s += ", max allowed: " + format_size_for(rev, *max_allowed);
+  s += "). Tried to allocate " + format_size_for(rev, requested_aligned) + " on " + rev.pool + " pool.";
+  if (max_allowed)
+    s += " Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations "
+         "(may cause system failure).";
+  return s;
+}
+
+}  // namespace wmb::mpsmodel
