@@ -29,7 +29,7 @@ What differs from the C++ child, on purpose:
   - Python warnings (warnings.warn, and torch's TORCH_WARN, which reach Python as warnings) become
     {"type":"warning"} lines after the hello;
   - torch_version is torch.__version__ (Debian's python3-torch says "1.13.0a0" where its libtorch
-    headers say "1.13.1").
+    headers say "1.13.0").
 """
 
 import json
