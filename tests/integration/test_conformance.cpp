@@ -397,17 +397,23 @@ TEST(Conformance, OffloadProgramSameStages) {
       EXPECT_EQ(stages[i]["held_bytes"], held[i]) << stages[i].dump();
       EXPECT_EQ(stages[i]["allocated_bytes"], allocated[i]) << stages[i].dump();
       EXPECT_TRUE(stages[i]["driver_bytes"].is_null()) << stages[i].dump();
+      ASSERT_TRUE(stages[i].contains("footprint_bytes")) << stages[i].dump();
+#if defined(__linux__)
       ASSERT_TRUE(stages[i]["footprint_bytes"].is_number()) << stages[i].dump();  // VmRSS + VmSwap
+#endif
     }
+#if defined(__linux__)
     // The footprint follows the weights: resident while held, given back once released to meta.
     const auto fp = [&](size_t i) { return stages[i]["footprint_bytes"].get<uint64_t>(); };
     EXPECT_LT(fp(0) + 32 * MiB, fp(1)) << o->describe();
     EXPECT_GE(fp(3), fp(0) + 48 * MiB) << o->describe();
     if (!wmbt::kUnderAsan) EXPECT_LT(fp(4) + 32 * MiB, fp(3)) << o->describe();
+#endif
     EXPECT_EQ(o->lines.back().msg, (ojson{{"type", "done"}, {"reason", "program"}, {"held_bytes", 0}}));
   }
 }
 
+#if defined(__linux__)
 // A real refusal by PyTorch's CPU allocator under a 2 GiB address-space limit: steps, then the
 // error line (verbatim PyTorch text, no backtrace) while the earlier tensors are held, exit 3.
 TEST(Conformance, AllocationFailureUnderAddressSpaceLimit) {
@@ -438,6 +444,7 @@ TEST(Conformance, AllocationFailureUnderAddressSpaceLimit) {
   EXPECT_EQ(n.lines.back().msg.value("exception", "").rfind("c10::", 0), 0u);
   EXPECT_EQ(p.lines.back().msg.value("exception", ""), "RuntimeError");
 }
+#endif
 
 // Killed from outside (as by the kernel's OOM killer) mid-fill: the lines so far, then nothing.
 TEST(Conformance, KilledFromOutsideIsACrash) {
