@@ -39,6 +39,7 @@ import signal
 import sys
 import time
 import warnings
+import weakref
 
 # --------------------------------------------------------------------------------------------
 # Protocol output
@@ -382,7 +383,6 @@ class CpuDevice:
         t = torch.empty((nbytes // 4,), dtype=torch.float32)
         fill_on_device(t, data)
         self.live += nbytes
-        import weakref  # noqa: E402 (standard library; only the cpu device needs it)
         weakref.finalize(t, self._released, nbytes)
         return t
 
@@ -627,7 +627,7 @@ def report_exception(out, e):
     if isinstance(e, (RuntimeError, MemoryError)):
         # RuntimeError: every c10::Error (the CPU allocator's, MPS out of memory, bad watermark
         # ratios), and torch.cuda.OutOfMemoryError / torch.OutOfMemoryError, its subclasses.
-        text = str(e)
+        text = str(e) or exception_name(e)  # a bare MemoryError() from the interpreter has no text
         sys.stderr.write("wmbench_fill.py: %s: %s\n" % (exception_name(e), text))
         out.write(error_message(text, exception_name(e)))
         return 3
