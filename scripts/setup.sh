@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what wmbench needs to build and test, only what is missing.
-#   Debian/Ubuntu: apt packages (libtorch-dev is libtorch 1.13 CPU on Debian 12).
+#   Debian/Ubuntu: apt packages (libtorch-dev is libtorch 1.13 CPU on Debian 12; python3-torch is the
+#   same torch for /usr/bin/python3, which runs the Python fill child's conformance tests).
 #   macOS: scripts/setup-macos.sh (Homebrew, and a libtorch with MPS).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -10,7 +11,7 @@ if [[ "$(uname -s)" == Darwin ]]; then
 fi
 
 pkgs=(cmake ninja-build g++ git pkg-config libtorch-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-      libgtest-dev libgmock-dev libbenchmark-dev python3 python3-matplotlib util-linux)
+      libgtest-dev libgmock-dev libbenchmark-dev python3 python3-matplotlib python3-torch util-linux)
 if [[ "${WMBENCH_SETUP_FUZZ:-0}" == 1 ]]; then
   pkgs+=(clang libclang-rt-dev)
 fi

@@ -26,7 +26,7 @@ inline void set_throughput(benchmark::State& state, uint64_t bytes_per_iteration
 void register_fill_benchmarks();
 // bench_harness.cpp: ProbeSystem, ProbeProcess, TraceLine, ExplainParse/*, GuardDecision, GuardReaction.
 void register_harness_benchmarks();
-// bench_child.cpp: ChildStart, and PythonImportTorch where `python3 -c 'import torch'` works.
+// bench_child.cpp: ChildStart, and PythonChildStart + PythonImportTorch where a python with torch is found.
 void register_child_benchmarks();
 
 }  // namespace wmb::bench
