@@ -108,9 +108,14 @@ TEST(RunChild, ThePythonChildGetsTheSameFlagsAndMachineJsonNamesIt) {
 TEST(RunCharts, AnOutPathWithAQuoteAndACommandRunsNothing) {
   const std::string t = tmpdir();
   write(t + "/s.json", kSmall);
-  const std::string out = t + "/it's $(touch " + t + "/pwned) `touch " + t + "/pwned2` ';touch " + t + "/pwned3;'";
+  // One folder name (no '/') with an even number of quotes, so that the old `sh -c "'py' 'script' 'DIR'"`
+  // parsed it and ran all three commands (checked on the code before this test: pwned, pwned2 and
+  // pwned3 appeared in the working folder t).
+  const std::string out = t + "/it's $(touch pwned) `touch pwned2`; touch pwned3; 'x";
   ASSERT_EQ(::mkdir(out.c_str(), 0755), 0);
-  auto r = wmbench({"run", t + "/s.json", "--out", out});
+  RunOpts o;
+  o.cwd = t;
+  auto r = wmbench({"run", t + "/s.json", "--out", out}, o);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_FALSE(file_exists(t + "/pwned")) << r.out;
   EXPECT_FALSE(file_exists(t + "/pwned2")) << r.out;
