@@ -4,23 +4,13 @@
 // start it, 127 it could not be started, 128+N when the guard itself got signal N (it stops the
 // command first), otherwise the command's own status (128+N if a signal ended it).
 #include <iostream>
-#include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/command.h"
-#include "common/files.h"
-#include "common/interrupt.h"
 #include "common/units.h"
-#include "guard/supervisor.h"
-#include "sandbox/sandbox.h"
+#include "guard/guard_command.h"
 
 namespace wmb::cli {
 namespace {
-
-constexpr int kGuardStopped = 3;
-constexpr int kNoRoom = 4;
-constexpr int kCannotStart = 127;
 
 struct GuardArgs {
   double wait_free = 0, kill_free = 0;
@@ -30,108 +20,28 @@ struct GuardArgs {
 };
 
 int guard_command(const GuardArgs& a) {
-  GuardConfig cfg;
-  double interval = 0.5;
-  std::optional<uint64_t> ram_limit;
+  GuardCommandOptions o;
   try {
-    cfg.swap_budget = parse_size(a.swap_budget, /*allow_zero=*/true);
-    interval = parse_duration(a.interval);
-    cfg.check_interval = parse_duration(a.check);
-    cfg.wait_free_timeout = parse_duration(a.wait_timeout);
-    if (!a.ram_limit.empty()) ram_limit = parse_size(a.ram_limit);
+    o.guard.swap_budget = parse_size(a.swap_budget, /*allow_zero=*/true);
+    o.sample_interval = parse_duration(a.interval);
+    o.guard.check_interval = parse_duration(a.check);
+    o.guard.wait_free_timeout = parse_duration(a.wait_timeout);
+    if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
+    o.grace = parse_duration(a.grace);
   } catch (const UnitError& e) {
     std::cerr << "wmbench guard: " << e.what() << "\n";
     return kExitUsage;
   }
-  cfg.wait_free = a.wait_free;
-  cfg.kill_free = a.kill_free;
-  double grace = 5;
-  try {
-    grace = parse_duration(a.grace);
-  } catch (const UnitError& e) {
-    std::cerr << "wmbench guard: " << e.what() << "\n";
-    return kExitUsage;
-  }
+  o.guard.wait_free = a.wait_free;
+  o.guard.kill_free = a.kill_free;
   if (a.cmd.empty()) {
     std::cerr << "wmbench guard: no command given; usage: wmbench guard [options] -- CMD ARGS...\n";
     return kExitUsage;
   }
-  install_interrupt_handlers();
-  auto probe = make_platform_probe();
-  SteadyClock clock;
-  RealSleeper sleeper;
-
-  WaitOutcome w = wait_for_free(*probe, clock, sleeper, cfg.wait_free, cfg.wait_free_timeout);
-  if (int sig = interrupt_signal()) return 128 + sig;
-  if (!w.ok) {
-    std::cerr << "wmbench guard: no room to start: " << w.why << "\n";
-    return kNoRoom;
-  }
-  std::unique_ptr<Sandbox> sandbox;
-  if (ram_limit) {
-    SandboxSupport sup = sandbox_support(true);
-    if (!sup.ok) {
-      std::cerr << "wmbench guard: --ram-limit: " << sup.why_not << "\n";
-      return kExitUsage;
-    }
-    try {
-      sandbox = std::make_unique<Sandbox>(*ram_limit, "guard");
-    } catch (const SandboxError& e) {
-      std::cerr << "wmbench guard: " << e.what() << "\n";
-      return kExitUsage;
-    }
-  }
-  std::unique_ptr<TraceWriter> trace;
-  if (!a.trace.empty()) {
-    try {
-      trace = std::make_unique<TraceWriter>(a.trace);
-    } catch (const FileError& e) {
-      std::cerr << "wmbench guard: " << e.what() << "\n";
-      return kExitUsage;
-    }
-  }
-  uint64_t swap_before = 0;
-  try {
-    swap_before = probe->system().swap_used;
-  } catch (const ProbeError& e) {
-    std::cerr << "wmbench guard: the memory probe failed: " << e.what() << "\n";
-    return kNoRoom;
-  }
-  SpawnOptions so;
-  so.argv = a.cmd;
-  so.env = current_environment();
-  so.stdin_null = false;
-  if (sandbox) so.cgroup_procs = sandbox->procs_file();
-  Child child;
-  try {
-    child = spawn_child(so);
-  } catch (const SpawnError& e) {
-    std::cerr << "wmbench guard: " << e.what() << "\n";
-    return kCannotStart;
-  }
-  if (trace)
-    trace->line({{"type", "start"}, {"utc", utc_now_iso()}, {"interval", interval}, {"pid", child.pid},
-                 {"command", a.cmd}, {"swap_budget_bytes", cfg.swap_budget}});
-  SuperviseOptions sup;
-  sup.guard = cfg;
-  sup.sample_interval = interval;
-  sup.grace = grace;
-  sup.cgroup_dir = sandbox ? sandbox->dir() : "";
-  sup.trace = trace.get();
-  SuperviseResult r = supervise(child, sup, *probe, clock, swap_before);
-  if (trace && r.stopper == Stopper::None) trace->line({{"type", "end"}});
-  if (sandbox) sandbox->remove();
-  switch (r.stopper) {
-    case Stopper::Guard:
-      std::cerr << fmt::format("wmbench guard: stopped the command: {} (child gone {:.0f} ms after the decision)\n",
-                               r.reason, r.stop_latency * 1000);
-      return kGuardStopped;
-    case Stopper::Interrupted:
-      if (!a.quiet) std::cerr << "wmbench guard: " << r.reason << "; stopped the command\n";
-      return 128 + r.interrupt_signal;
-    default:
-      return r.status.shell_status();
-  }
+  o.command = a.cmd;
+  o.trace_path = a.trace;
+  o.quiet = a.quiet;
+  return run_guarded(o, std::cerr);
 }
 
 Registrar reg{Command{20, [](CLI::App& app, int& exit_code) {

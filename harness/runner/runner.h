@@ -1,5 +1,6 @@
-// The matrix runner: for each cell (and repeat) a fresh wmbench-fill in its own process group,
+// The matrix runner: for each cell (and repeat) a fresh fill child in its own process group,
 // watched by the guard and the sampler, classified, and written to the result folder as it ends.
+// run_matrix is four stages (runner/stages.h): plan.cpp, prepare.cpp, run_one.cpp, finish.cpp.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@ struct RunnerOptions {
   Scenario scenario;                      // after command-line overrides
   std::string out_dir = "results";
   std::string fill_path;                  // "" = find it
+  std::string python;                     // "" = the native child; else run wmbench_fill.py under it
   std::vector<std::string> only;          // labels; empty = all
   std::optional<uint64_t> ram_limit;      // Linux sandbox
   bool force = false;                     // allow a cpu run whose cap exceeds free memory

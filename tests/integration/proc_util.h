@@ -1,12 +1,15 @@
 // Helpers for integration tests: run the real binaries as a user would, with a timeout.
 #pragma once
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -139,16 +142,21 @@ inline bool wait_for(const std::function<bool()>& pred, double timeout) {
 
 inline bool file_exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
 
-// The single dated result folder under `out`.
+// The single dated result folder under `out` (the first by name when there are more). No shell:
+// `out` may hold quotes and $(...) (the tests of hostile paths).
 inline std::string only_result_dir(const std::string& out) {
-  std::string cmd = "ls -d " + out + "/*/ 2>/dev/null";
-  FILE* f = ::popen(cmd.c_str(), "r");
-  char buf[4096] = {0};
-  std::string first;
-  if (f && std::fgets(buf, sizeof buf, f)) first = buf;
-  if (f) ::pclose(f);
-  while (!first.empty() && (first.back() == '\n' || first.back() == '/')) first.pop_back();
-  return first;
+  std::vector<std::string> dirs;
+  if (DIR* d = ::opendir(out.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      struct stat st;
+      if (name[0] != '.' && ::stat((out + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        dirs.push_back(out + "/" + name);
+    }
+    ::closedir(d);
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs.empty() ? "" : dirs.front();
 }
 
 }  // namespace wmbt

@@ -1,0 +1,37 @@
+// `wmbench guard -- CMD ARGS...`: run any command under the swap guard. The command file
+// (cli/cmd_guard.cpp) only turns flags into these options and returns the exit code.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "guard/policy.h"
+
+namespace wmb {
+
+// Exit codes, as users of such guards know them: 3 the guard stopped the command, 4 no room to
+// start it, 127 it could not be started, 128+N when the guard itself got signal N (it stops the
+// command first), otherwise the command's own status (128+N if a signal ended it); 2 bad input.
+constexpr int kGuardStopped = 3;
+constexpr int kGuardNoRoom = 4;
+constexpr int kGuardCannotStart = 127;
+constexpr int kGuardBadInput = 2;
+
+struct GuardCommandOptions {
+  GuardConfig guard;
+  double sample_interval = 0.5;
+  double grace = 5;
+  std::optional<uint64_t> ram_limit;  // Linux memory cgroup around the command
+  std::string trace_path;             // "" = no trace
+  std::vector<std::string> command;   // argv, not empty
+  bool quiet = false;
+};
+
+// Waits for room, starts the command (no shell, own process group), watches it, says on `err`
+// why it stopped it. Returns the exit code above.
+int run_guarded(const GuardCommandOptions& opts, std::ostream& err);
+
+}  // namespace wmb

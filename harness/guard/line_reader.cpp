@@ -1,0 +1,41 @@
+#include "guard/line_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace wmb {
+
+LineReader::LineReader(int fd) : fd_(fd) {
+  if (fd_ >= 0) ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
+}
+
+LineReader::~LineReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void LineReader::read(bool final_read, const std::function<void(const std::string&)>& on_line) {
+  if (fd_ < 0) return;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    if (n <= 0) {
+      ::close(fd_);
+      fd_ = -1;
+      break;
+    }
+    pending_.append(buf, static_cast<size_t>(n));
+    size_t nl;
+    while ((nl = pending_.find('\n')) != std::string::npos) {
+      std::string line = pending_.substr(0, nl);
+      pending_.erase(0, nl + 1);
+      if (!line.empty()) on_line(line);
+    }
+    if (!final_read) break;  // one chunk per wake-up keeps the checks on time
+  }
+}
+
+}  // namespace wmb

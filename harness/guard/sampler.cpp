@@ -1,0 +1,53 @@
+#include "guard/sampler.h"
+
+#include <algorithm>
+
+#include "guard/supervisor.h"
+
+namespace wmb {
+namespace {
+
+nlohmann::json opt(const std::optional<uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+Sampler::Sampler(MemoryProbe& probe, pid_t pid, std::string cgroup_dir, TraceWriter* trace,
+                 std::function<void(nlohmann::json&)> decorate, SuperviseResult& result, double t0)
+    : probe_(probe), pid_(pid), cgroup_dir_(std::move(cgroup_dir)), trace_(trace), decorate_(std::move(decorate)),
+      r_(result), t0_(t0) {}
+
+void Sampler::sample(double now) {
+  nlohmann::json s = {{"type", "sample"}, {"t", now - t0_}};
+  try {
+    SystemMemory m = probe_.system();
+    ProcessMemory p = probe_.process(pid_, cgroup_dir_);
+    r_.swap_after = m.swap_used;
+    r_.swap_peak = std::max(r_.swap_peak, m.swap_used);
+    r_.peak_footprint = std::max(r_.peak_footprint, p.footprint);
+    if (p.cgroup_usage) r_.peak_cgroup_usage = std::max(r_.peak_cgroup_usage.value_or(0), *p.cgroup_usage);
+    s["footprint"] = p.footprint;
+    s["swap_used"] = m.swap_used;
+    s["level"] = m.level;
+    s["rss"] = opt(p.rss);
+    s["process_swap"] = opt(p.swap);
+    s["swapins"] = opt(m.swapins);
+    s["swapouts"] = opt(m.swapouts);
+    s["cgroup_usage"] = opt(p.cgroup_usage);
+    s["cgroup_swap"] = opt(p.cgroup_swap);
+    if (m.pressure) s["pressure"] = *m.pressure;
+  } catch (const ProbeError& e) {
+    if (r_.probe_error.empty()) r_.probe_error = e.what();
+    s["probe_error"] = e.what();
+  }
+  if (decorate_) decorate_(s);
+  if (trace_) trace_->line(s);
+}
+
+void Sampler::footprint_now() {
+  try {
+    r_.peak_footprint = std::max(r_.peak_footprint, probe_.process(pid_, cgroup_dir_).footprint);
+  } catch (const ProbeError&) {
+  }
+}
+
+}  // namespace wmb

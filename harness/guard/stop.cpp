@@ -1,0 +1,27 @@
+#include "guard/stop.h"
+
+#include "guard/supervisor.h"
+
+namespace wmb {
+
+const char* stopper_name(Stopper who) {
+  switch (who) {
+    case Stopper::Guard: return "guard";
+    case Stopper::Timeout: return "timeout";
+    default: return "interrupted";
+  }
+}
+
+ExitStatus stop_child(const StopContext& ctx, Stopper who, const std::string& why, SuperviseResult& r) {
+  ctx.sampler.sample(ctx.clock.now());
+  r.stopper = who;
+  r.reason = why;
+  const double decided = ctx.clock.now();
+  if (ctx.trace)
+    ctx.trace->line({{"type", "event"}, {"t", decided - ctx.t0}, {"kind", "stop"}, {"by", stopper_name(who)}, {"detail", why}});
+  ExitStatus st = stop_process_group(ctx.pid, ctx.grace, &r.killed);
+  r.stop_latency = ctx.clock.now() - decided;
+  return st;
+}
+
+}  // namespace wmb

@@ -1,0 +1,42 @@
+// The native child: wmbench-fill, the C++ program linking libtorch (harness/fill/).
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "runner/child_spec.h"
+#include "runner/run_error.h"
+#include "runner/runner.h"
+
+namespace wmb {
+namespace {
+
+class NativeFillChild final : public FillChild {
+ public:
+  explicit NativeFillChild(std::string path) : path_(std::move(path)) {}
+  std::vector<std::string> argv(const std::vector<std::string>& flags) const override {
+    std::vector<std::string> a = {path_};
+    a.insert(a.end(), flags.begin(), flags.end());
+    return a;
+  }
+  nlohmann::json describe() const override {
+    return {{"kind", "native"}, {"program", path_}, {"python", nullptr}};
+  }
+  std::string program() const override { return path_; }
+  std::string cannot_start(const std::string& why) const override {
+    return fmt::format("wmbench-fill could not be started: {} (give its path with --fill)", why);
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+std::unique_ptr<FillChild> native_fill_child(const std::string& explicit_path) {
+  const std::string fill = find_fill(explicit_path);
+  if (fill.find('/') != std::string::npos && ::access(fill.c_str(), X_OK) != 0)
+    throw RunRefused(fmt::format("--fill: {} is not an executable file", fill));
+  return std::make_unique<NativeFillChild>(fill);
+}
+
+}  // namespace wmb

@@ -1,0 +1,51 @@
+// The finish: machine.json's end, the report (summary.json and every exporter's file, from the
+// run files on disk), the table on the terminal, the charts, and the exit code.
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "common/files.h"
+#include "results/report.h"
+#include "runner/stages.h"
+#include "spawn/process.h"
+
+namespace wmb {
+namespace {
+
+// Why a planned run has no file: the signal, the disk, or simply not run.
+std::string why_not_run(const SessionEnd& end) {
+  if (end.interrupted_by) return fmt::format("not run: wmbench got {}", signal_name(end.interrupted_by));
+  return end.write_error.empty() ? "not run" : "not run: " + end.write_error;
+}
+
+}  // namespace
+
+int finish(const RunnerOptions& opts, Prepared& prep, const SessionEnd& end, std::ostream& out, std::ostream& err) {
+  const std::string& dir = prep.dir;
+  int exit_code = end.exit_code;
+  prep.machine["ended_utc"] = utc_now_iso();
+  if (!end.write_error.empty()) {
+    err << "wmbench run: " << end.write_error << "\n"
+        << "  The runs written before are intact in " << dir << "; `wmbench run --resume " << dir
+        << "` finishes the rest once there is room.\n";
+    exit_code = 1;
+  }
+  try {
+    write_json_atomic(dir + "/machine.json", prep.machine);
+    write_report(load_report(dir, why_not_run(end)));
+  } catch (const FileError& e) {
+    err << "wmbench run: " << e.what() << "\n";
+    return 1;
+  }
+  out << "\n" << read_file(dir + "/table.md") << "\n";
+  out << "Results: " << dir << " (summary.json, table.md, results.csv, runs/)\n";
+  if (opts.draw_plots && !end.interrupted_by) draw_charts(dir, out, err);
+  if (end.interrupted_by) {
+    err << fmt::format("wmbench run: stopped by {}; finished runs are in {}; `wmbench run --resume {}` runs the rest\n",
+                       signal_name(end.interrupted_by), dir, dir);
+    return 128 + end.interrupted_by;
+  }
+  return exit_code;
+}
+
+}  // namespace wmb

@@ -1,0 +1,78 @@
+#include "runner/locate.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "common/files.h"
+#include "common/platform.h"
+#include "runner/runner.h"
+
+#ifndef WMBENCH_SOURCE_DIR_DEFAULT
+#define WMBENCH_SOURCE_DIR_DEFAULT ""
+#endif
+
+namespace wmb {
+
+std::string dirname_of(const std::string& p) {
+  auto pos = p.find_last_of('/');
+  return pos == std::string::npos ? "." : p.substr(0, pos);
+}
+
+bool is_executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
+
+std::string find_on_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t c = dirs.find(':', start);
+    std::string dir = dirs.substr(start, c == std::string::npos ? std::string::npos : c - start);
+    std::string cand = (dir.empty() ? "." : dir) + "/" + name;
+    if (is_executable(cand)) return cand;
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  return "";
+}
+
+std::string find_fill(const std::string& explicit_path) {
+  if (!explicit_path.empty()) return explicit_path;
+  if (const char* e = std::getenv("WMBENCH_FILL"); e && *e) return e;
+  const std::string self = self_exe_path();
+  if (!self.empty()) {
+    std::string cand = dirname_of(self) + "/wmbench-fill";
+    if (is_executable(cand)) return cand;
+  }
+  return "wmbench-fill";  // PATH
+}
+
+std::string find_pyfill() {
+  if (const char* e = std::getenv("WMBENCH_PYFILL"); e && *e) return e;
+  const std::string self = self_exe_path();
+  if (!self.empty() && path_exists(dirname_of(self) + "/wmbench_fill.py")) return dirname_of(self) + "/wmbench_fill.py";
+  return find_repo_file("harness/pyfill/wmbench_fill.py");
+}
+
+std::string find_repo_file(const std::string& relative) {
+  std::vector<std::string> roots;
+  const std::string self = self_exe_path();
+  if (!self.empty()) {
+    std::string d = dirname_of(self);
+    roots.push_back(d);
+    roots.push_back(dirname_of(d));
+    roots.push_back(dirname_of(dirname_of(d)));
+    roots.push_back(dirname_of(d) + "/share/wmbench");
+  }
+  roots.push_back(".");
+  if (*WMBENCH_SOURCE_DIR_DEFAULT) roots.push_back(WMBENCH_SOURCE_DIR_DEFAULT);
+  for (const auto& r : roots) {
+    std::string p = r + "/" + relative;
+    if (path_exists(p)) return p;
+  }
+  return "";
+}
+
+}  // namespace wmb

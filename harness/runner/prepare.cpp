@@ -1,0 +1,149 @@
+// The preparation: the child, the memory the runs see (sandbox, model), the sizes, the safety
+// refusal, the result folder, scenario.json and machine.json. Nothing is written before every
+// refusal had its say.
+#include <fmt/format.h>
+
+#include "build_info.h"
+#include "common/files.h"
+#include "common/units.h"
+#include "results/report.h"
+#include "runner/run_error.h"
+#include "runner/stages.h"
+#include "sandbox/sandbox.h"
+
+namespace wmb {
+namespace {
+
+// The RAM the sizes refer to: the machine's, the sandbox's, or the modelled Mac's.
+struct RunMemory {
+  uint64_t ram_for_sizes;
+  std::optional<mpsmodel::ModelledMac> model;
+};
+
+RunMemory memory_for_runs(const RunnerOptions& opts, const MachineFacts& facts) {
+  const Scenario& sc = opts.scenario;
+  RunMemory m{facts.ram_bytes, std::nullopt};
+  if (opts.ram_limit) {
+    SandboxSupport sup = sandbox_support(true);
+    if (!sup.ok) throw RunRefused("--ram-limit: cannot make a memory sandbox here: " + sup.why_not);
+    m.ram_for_sizes = *opts.ram_limit;
+  }
+  if (sc.device == "mps-model") {
+    const uint64_t free_mem = opts.ram_limit ? *opts.ram_limit : static_cast<uint64_t>(facts.ram_bytes);
+    m.model = mpsmodel::modelled_mac_for_sandbox(free_mem, opts.model_mac_ram.value_or(48 * GiB));
+    if (opts.recommended_max) m.model->recommended_max = *opts.recommended_max;
+    m.ram_for_sizes = m.model->model_ram;
+  }
+  return m;
+}
+
+ResolvedSizes sizes_for_runs(const Scenario& sc, uint64_t ram) {
+  ResolvedSizes sizes = resolve_sizes(sc, ram);
+  if (sizes.cap && *sizes.cap < sizes.step)
+    throw RunRefused(fmt::format("{}: cap {} is smaller than one step of {}", sc.source.empty() ? sc.name : sc.source,
+                                 format_size(*sizes.cap), format_size(sizes.step)));
+  return sizes;
+}
+
+// Without a sandbox a cpu-memory fill must stay under the memory free now.
+void refuse_unsafe_fill(const RunnerOptions& opts, const ResolvedSizes& sizes, MemoryProbe& probe) {
+  const Scenario& sc = opts.scenario;
+  const bool cpu_memory = sc.device == "cpu" || sc.device == "mps-model";
+  if (!cpu_memory || opts.ram_limit || opts.force || sc.program != "fill") return;
+  SystemMemory m;
+  try {
+    m = probe.system();
+  } catch (const ProbeError& e) {
+    throw RunRefused(std::string("cannot read free memory: ") + e.what(), 1);
+  }
+  const uint64_t free_now = m.available();
+  if (sizes.cap && *sizes.cap <= free_now) return;
+  throw RunRefused(fmt::format(
+      "refusing a {} fill {} while only {} is free: it would push this machine into swap "
+      "with no sandbox around it. Give a smaller --cap, run in a sandbox with --ram-limit SIZE (Linux, root), "
+      "or insist with --force.",
+      sc.device, sizes.cap ? "with a cap of " + format_size(*sizes.cap) : "without a cap", format_size(free_now)));
+}
+
+std::string result_folder(const RunnerOptions& opts) {
+  if (!opts.resume_dir.empty()) return opts.resume_dir;
+  try {
+    return create_result_dir(opts.out_dir, utc_today(), opts.scenario.name);
+  } catch (const FileError& e) {
+    throw RunRefused(e.what());
+  }
+}
+
+// scenario.json: the scenario as run (the planned cells only) with its resolved sizes.
+nlohmann::json scenario_as_run(const Scenario& sc, const Plan& plan, const ResolvedSizes& sizes) {
+  nlohmann::json j = to_json(sc);
+  nlohmann::json m = nlohmann::json::array();
+  for (const auto* c : plan.cells) {
+    nlohmann::json cell = {{"label", c->label}, {"env", c->env}};
+    if (!c->data.empty()) cell["data"] = c->data;
+    m.push_back(cell);
+  }
+  j["matrix"] = m;
+  j["resolved"] = {{"ram_bytes", sizes.ram},
+                   {"step_bytes", sizes.step},
+                   {"step_shrunk", sizes.step_shrunk},
+                   {"cap_bytes", sizes.cap ? nlohmann::json(*sizes.cap) : nlohmann::json(nullptr)},
+                   {"swap_budget_bytes", sizes.swap_budget}};
+  j["source"] = sc.source;
+  return j;
+}
+
+// A resumed folder's machine.json, to be updated; {} for a new folder or an unreadable file.
+nlohmann::json previous_machine(const RunnerOptions& opts, const std::string& dir) {
+  try {
+    if (!opts.resume_dir.empty() && path_exists(dir + "/machine.json")) return read_json_file(dir + "/machine.json");
+  } catch (const FileError&) {
+  }
+  return nlohmann::json::object();
+}
+
+GuardConfig guard_for_runs(const Scenario& sc, const ResolvedSizes& sizes) {
+  GuardConfig g;
+  g.swap_budget = sizes.swap_budget;
+  g.kill_free = sc.guard.kill_free;
+  g.wait_free = sc.guard.wait_free;
+  g.wait_free_timeout = sc.guard.wait_free_timeout;
+  g.check_interval = sc.guard.check_interval;
+  return g;
+}
+
+}  // namespace
+
+Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe) {
+  const MachineFacts facts = machine_facts();
+  Prepared p;
+  p.child = choose_fill_child(opts);
+  RunMemory mem = memory_for_runs(opts, facts);
+  p.model = mem.model;
+  p.sizes = sizes_for_runs(opts.scenario, mem.ram_for_sizes);
+  refuse_unsafe_fill(opts, p.sizes, probe);
+  p.guard = guard_for_runs(opts.scenario, p.sizes);
+  p.dir = result_folder(opts);
+  p.machine = machine_json(opts, facts, probe, *p.child, p.model, previous_machine(opts, p.dir));
+  try {
+    write_json_atomic(p.dir + "/scenario.json", scenario_as_run(opts.scenario, plan, p.sizes));
+    write_json_atomic(p.dir + "/machine.json", p.machine);
+  } catch (const FileError& e) {
+    throw RunRefused(e.what());
+  }
+  return p;
+}
+
+void say_start(const RunnerOptions& opts, const Plan& plan, const Prepared& prep, std::ostream& out) {
+  const Scenario& sc = opts.scenario;
+  const ResolvedSizes& z = prep.sizes;
+  out << fmt::format("wmbench {}: scenario {} ({} runs) on {} -> {}\n", WMBENCH_VERSION, sc.name,
+                     plan.runs.size(), sc.device, prep.dir);
+  for (const auto& n : opts.notes) out << "  " << n << "\n";
+  out << fmt::format("  step {}{}, cap {}, swap budget {}, timeout {} per run\n", format_size(z.step),
+                     z.step_shrunk ? fmt::format(" (shrunk so {} steps fit)", sc.min_steps) : "",
+                     z.cap ? format_size(*z.cap) : "none", format_size(z.swap_budget), format_duration(sc.timeout));
+  out.flush();
+}
+
+}  // namespace wmb

@@ -1,0 +1,196 @@
+// One run: wait for room, a sandbox, spawn the child, supervise it, classify, record. And the
+// loop over the plan that calls it.
+#include <poll.h>
+
+#include <memory>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "common/files.h"
+#include "common/interrupt.h"
+#include "common/units.h"
+#include "runner/build_record.h"
+#include "runner/classify.h"
+#include "runner/progress.h"
+#include "runner/stages.h"
+#include "runner/watch.h"
+#include "sandbox/sandbox.h"
+#include "spawn/process.h"
+#include "trace/trace_writer.h"
+
+namespace wmb {
+namespace {
+
+// A sleeper that wakes early when the parent gets SIGINT/SIGTERM/SIGHUP.
+class InterruptibleSleeper : public Sleeper {
+ public:
+  void sleep(double seconds) override {
+    if (interrupt_signal()) return;
+    struct pollfd p = {interrupt_fd(), POLLIN, 0};
+    ::poll(&p, interrupt_fd() >= 0 ? 1 : 0, static_cast<int>(seconds * 1000));
+  }
+};
+
+// What every run of a session shares.
+struct Session {
+  Session(const RunnerOptions& o, Prepared& p, MemoryProbe& pr, std::ostream& e)
+      : opts(o), prep(p), probe(pr), err(e), progress(e) {}
+  const RunnerOptions& opts;
+  Prepared& prep;
+  MemoryProbe& probe;
+  std::ostream& err;
+  SteadyClock clock;
+  InterruptibleSleeper sleeper;
+  ProgressLine progress;
+  std::map<std::string, std::string> parent_env = current_environment();
+  bool hello_noted = false;  // machine.json has this session's torch facts
+  SessionEnd end;
+};
+
+// Writes runs/<NN>-<label>.json; false (and the error kept) when the disk refuses.
+bool write_record(Session& s, RunRecord& r) {
+  r.ended_utc = utc_now_iso();
+  try {
+    write_json_atomic(s.prep.dir + "/runs/" + r.file_stem() + ".json", to_json(r));
+    return true;
+  } catch (const FileError& e) {
+    s.end.write_error = e.what();
+    return false;
+  }
+}
+
+void trace_start(TraceWriter& trace, const Session& s, const RunRecord& rec, pid_t pid) {
+  const Scenario& sc = s.opts.scenario;
+  trace.line({{"type", "start"},
+              {"utc", rec.started_utc},
+              {"interval", sc.guard.interval},
+              {"label", rec.label},
+              {"env", rec.env},
+              {"pid", pid},
+              {"device", sc.device},
+              {"step_bytes", s.prep.sizes.step},
+              {"swap_budget_bytes", s.prep.sizes.swap_budget},
+              {"sandbox_bytes", s.opts.ram_limit ? nlohmann::json(*s.opts.ram_limit) : nlohmann::json(nullptr)}});
+}
+
+SuperviseOptions supervise_options(const Session& s, const Sandbox* sandbox, TraceWriter* trace) {
+  const Scenario& sc = s.opts.scenario;
+  SuperviseOptions sup;
+  sup.guard = s.prep.guard;
+  sup.sample_interval = sc.guard.interval;
+  sup.timeout = sc.timeout;
+  sup.grace = sc.guard.grace;
+  sup.cgroup_dir = sandbox ? sandbox->dir() : "";
+  sup.trace = trace;
+  return sup;
+}
+
+// The child is running: watch it to its end, then fold everything into the record.
+// Returns the signal that interrupted the session while it ran, else 0.
+int watch_child(Session& s, const Child& child, RunRecord& rec, std::unique_ptr<TraceWriter> trace,
+                    std::unique_ptr<Sandbox> sandbox, uint64_t swap_before, const std::string& head) {
+  trace_start(*trace, s, rec, child.pid);
+  SuperviseOptions sup = supervise_options(s, sandbox.get(), trace.get());
+  RunWatch watch(s.probe, *trace, s.progress, head, child.pid, swap_before, rec.warnings);
+  watch.attach(sup);
+  const SuperviseResult res = supervise(child, sup, s.probe, s.clock, swap_before);
+  const Classification cls = classify(res, watch.report());
+  WatchedRun w{res, watch.report(), cls, sandbox ? sandbox->peak_usage() : std::nullopt, s.opts.scenario.guard.grace, {}};
+  if (res.stopper == Stopper::None && cls.stopped_by != "crash") trace->line({{"type", "end"}});
+  if (!trace->error().empty()) w.late_warnings.push_back(trace->error());
+  trace.reset();
+  if (sandbox) {
+    std::string e = sandbox->remove();
+    if (!e.empty()) w.late_warnings.push_back(e);
+  }
+  record_watched_run(rec, w);
+  if (watch.report().hello && !s.hello_noted) {
+    s.hello_noted = true;
+    note_child_hello(s.prep.machine, *watch.report().hello, s.prep.model.has_value(), rec.recommended_max_bytes);
+  }
+  return res.stopper == Stopper::Interrupted ? res.interrupt_signal : 0;
+}
+
+std::string outcome_line(const std::string& head, const RunRecord& rec) {
+  const int64_t grow = static_cast<int64_t>(rec.swap_after_bytes) - static_cast<int64_t>(rec.swap_before_bytes);
+  return fmt::format("{}: {} | held {:.2f} GiB | swap {:+.2f} GiB | {:.1f} s | {}", head, rec.stopped_by,
+                     static_cast<double>(rec.held_bytes) / GiB, static_cast<double>(grow) / GiB, rec.duration_s,
+                     rec.detail);
+}
+
+// One planned run. Returns false when the session must stop (signal, disk, sandbox).
+bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
+  const Scenario& sc = s.opts.scenario;
+  RunRecord rec = begin_record(pr, sc, s.prep.sizes);
+  const std::string head = fmt::format("[run {}/{}] {}", pos, total, rec.label);
+
+  WaitOutcome w = wait_for_free(s.probe, s.clock, s.sleeper, s.prep.guard.wait_free, s.prep.guard.wait_free_timeout);
+  rec.wait_s = w.waited;
+  rec.started_utc = utc_now_iso();
+  if ((s.end.interrupted_by = interrupt_signal())) return false;
+  if (!w.ok) {
+    record_not_started(rec, w.why);
+    s.progress.finish(fmt::format("{}: not started: {}", head, w.why));
+    return write_record(s, rec);
+  }
+  std::unique_ptr<Sandbox> sandbox;
+  if (s.opts.ram_limit) {
+    try {
+      sandbox = std::make_unique<Sandbox>(*s.opts.ram_limit, rec.label);
+    } catch (const SandboxError& e) {
+      s.err << "wmbench run: " << e.what() << "\n";
+      s.end.exit_code = 2;
+      return false;
+    }
+  }
+  SpawnOptions so;
+  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model));
+  so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
+  so.capture_stdout = true;
+  so.stderr_path = s.prep.dir + "/runs/" + rec.file_stem() + ".stderr.log";
+  if (sandbox) so.cgroup_procs = sandbox->procs_file();
+
+  std::unique_ptr<TraceWriter> trace;
+  try {
+    trace = std::make_unique<TraceWriter>(s.prep.dir + "/" + rec.trace);
+  } catch (const FileError& e) {
+    s.end.write_error = e.what();
+    return false;
+  }
+  uint64_t swap_before = 0;
+  try {
+    swap_before = s.probe.system().swap_used;
+  } catch (const ProbeError& e) {
+    record_not_started(rec, fmt::format("the memory probe failed before the start: {}", e.what()));
+    return write_record(s, rec);
+  }
+  Child child;
+  try {
+    child = spawn_child(so);
+  } catch (const SpawnError& e) {
+    record_spawn_failure(rec, s.prep.child->cannot_start(e.what()), swap_before);
+    s.progress.finish(fmt::format("{}: {}", head, rec.detail));
+    return write_record(s, rec);
+  }
+  const int interrupted = watch_child(s, child, rec, std::move(trace), std::move(sandbox), swap_before, head);
+  s.progress.finish(outcome_line(head, rec));
+  if (!write_record(s, rec)) return false;
+  s.end.interrupted_by = interrupted;
+  return !interrupted;
+}
+
+}  // namespace
+
+SessionEnd run_all(const RunnerOptions& opts, const Plan& plan, Prepared& prep, MemoryProbe& probe, std::ostream& err) {
+  Session s(opts, prep, probe, err);
+  for (size_t pi = 0; pi < plan.runs.size(); ++pi) {
+    const PlannedRun& pr = plan.runs[pi];
+    if (plan.done_before.count({pr.cell->label, pr.repeat})) continue;
+    if ((s.end.interrupted_by = interrupt_signal())) break;
+    if (!run_one(s, pr, pi + 1, plan.runs.size())) break;
+  }
+  return s.end;
+}
+
+}  // namespace wmb

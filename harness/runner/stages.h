@@ -1,0 +1,76 @@
+// The stages of run_matrix, in the order it calls them (internal to runner/):
+//   make_plan   (plan.cpp)     which cells, how many repeats, what --resume already has
+//   prepare     (prepare.cpp)  the child, the sizes, sandbox and model, the safety refusal, the
+//                              result folder, scenario.json and machine.json (machine_json.cpp)
+//   run_one     (run_one.cpp)  wait for room, spawn, supervise (watch.cpp), classify, record
+//                              (build_record.cpp), once per planned run
+//   finish      (finish.cpp)   machine.json's end, the report and exports, the charts (charts.cpp)
+// The first two throw RunRefused before any run starts.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/platform.h"
+#include "guard/policy.h"
+#include "mpsmodel/watermark.h"
+#include "probe/probe.h"
+#include "runner/child_spec.h"
+#include "runner/runner.h"
+
+namespace wmb {
+
+struct PlannedRun {
+  int index;  // NN of runs/<NN>-<label>.json
+  const Cell* cell;
+  int repeat;
+};
+
+struct Plan {
+  std::vector<const Cell*> cells;  // the scenario's, after --only
+  std::vector<PlannedRun> runs;    // repeat by repeat, cell by cell
+  std::set<std::pair<std::string, int>> done_before;  // --resume: (label, repeat) finished there
+};
+
+struct Prepared {
+  std::unique_ptr<FillChild> child;
+  std::optional<mpsmodel::ModelledMac> model;
+  ResolvedSizes sizes;
+  GuardConfig guard;
+  std::string dir;          // the result folder
+  nlohmann::json machine;   // machine.json as written; finish() adds ended_utc
+};
+
+// What the runs of one session leave for the finish.
+struct SessionEnd {
+  int exit_code = 0;
+  int interrupted_by = 0;   // the signal that stopped the session
+  std::string write_error;  // a run file that could not be written
+};
+
+Plan make_plan(const RunnerOptions& opts);
+Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe);
+void say_start(const RunnerOptions& opts, const Plan& plan, const Prepared& prep, std::ostream& out);
+SessionEnd run_all(const RunnerOptions& opts, const Plan& plan, Prepared& prep, MemoryProbe& probe, std::ostream& err);
+int finish(const RunnerOptions& opts, Prepared& prep, const SessionEnd& end, std::ostream& out, std::ostream& err);
+
+// machine_json.cpp: machine.json in one function (a resumed folder's is updated, not replaced),
+// and the facts only the child's first hello knows.
+nlohmann::json machine_json(const RunnerOptions& opts, const MachineFacts& facts, MemoryProbe& probe,
+                            const FillChild& child, const std::optional<mpsmodel::ModelledMac>& model,
+                            nlohmann::json previous);
+void note_child_hello(nlohmann::json& machine, const nlohmann::json& hello, bool modelled,
+                      std::optional<uint64_t> recommended_max);
+
+// charts.cpp: plots/table.py and plots/traces.py on the folder, python started without a shell.
+void draw_charts(const std::string& dir, std::ostream& out, std::ostream& err);
+
+}  // namespace wmb

@@ -1,0 +1,67 @@
+#include "runner/watch.h"
+
+#include <fmt/format.h>
+
+#include "common/units.h"
+
+namespace wmb {
+namespace {
+
+std::string short_held(uint64_t b) { return fmt::format("{:.2f} GiB", static_cast<double>(b) / GiB); }
+nlohmann::json opt(const std::optional<uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+RunWatch::RunWatch(MemoryProbe& probe, TraceWriter& trace, ProgressLine& progress, std::string head, pid_t pid,
+                   uint64_t swap_before, std::vector<std::string>& warnings)
+    : probe_(probe), trace_(trace), progress_(progress), head_(std::move(head)), pid_(pid), swap_before_(swap_before),
+      last_swap_(swap_before), warnings_(warnings) {}
+
+void RunWatch::on_stage(double t) {
+  // The parent's own reading of the child's footprint at this stage (phys_footprint on a Mac).
+  try {
+    report_.stages.back()["footprint_sampled_bytes"] = probe_.process(pid_, cgroup_dir_).footprint;
+  } catch (const ProbeError&) {
+  }
+  nlohmann::json e = report_.stages.back();
+  e["type"] = "event";
+  e["kind"] = "stage";
+  e["t"] = t;
+  trace_.line(e);
+}
+
+void RunWatch::on_message(const nlohmann::json& msg, double t) {
+  report_.absorb(msg);
+  const std::string type = msg.value("type", "");
+  if (type == "step") {
+    trace_.line({{"type", "event"}, {"t", t}, {"kind", "step"}, {"index", msg.value("index", 0)},
+                 {"held", report_.held_bytes}, {"step_seconds", msg.value("step_seconds", 0.0)}});
+  } else if (type == "stage") {
+    on_stage(t);
+  } else if (type == "error") {
+    trace_.line({{"type", "event"}, {"t", t}, {"kind", "error"}, {"text", msg.value("text", "")}});
+  } else if (type == "hello") {
+    trace_.line({{"type", "event"}, {"t", t}, {"kind", "hello"}, {"torch_version", msg.value("torch_version", "")}});
+  }
+}
+
+void RunWatch::attach(SuperviseOptions& sup) {
+  cgroup_dir_ = sup.cgroup_dir;
+  sup.on_message = [this](const nlohmann::json& msg, double t) { on_message(msg, t); };
+  sup.on_bad_line = [this](const std::string& line) {
+    warnings_.push_back("the child wrote a line that is not JSON: " + line.substr(0, 200));
+  };
+  sup.decorate_sample = [this](nlohmann::json& s) {
+    s["held"] = report_.held_bytes;
+    s["allocated"] = opt(report_.allocated_bytes);
+    s["driver"] = opt(report_.driver_bytes);
+    if (s.contains("swap_used") && s["swap_used"].is_number()) last_swap_ = s["swap_used"].get<uint64_t>();
+  };
+  sup.on_tick = [this](double t) {
+    const int64_t grow = static_cast<int64_t>(last_swap_) - static_cast<int64_t>(swap_before_);
+    progress_.update(fmt::format("{}: held {}, swap {:+.2f} GiB, {:.1f} s", head_, short_held(report_.held_bytes),
+                                 static_cast<double>(grow) / GiB, t));
+  };
+}
+
+}  // namespace wmb

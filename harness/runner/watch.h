@@ -1,0 +1,38 @@
+// What the runner does while supervise() watches one fill child: each protocol line folded into
+// the child's report and written to the trace as an event, each sample given the child's held
+// bytes, the progress line kept fresh.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "guard/supervisor.h"
+#include "runner/child_report.h"
+#include "runner/progress.h"
+
+namespace wmb {
+
+class RunWatch {
+ public:
+  RunWatch(MemoryProbe& probe, TraceWriter& trace, ProgressLine& progress, std::string head, pid_t pid,
+           uint64_t swap_before, std::vector<std::string>& warnings);
+  // Fills the callbacks of `sup` (its cgroup_dir must be set first); `this` must outlive supervise().
+  void attach(SuperviseOptions& sup);
+  const ChildReport& report() const { return report_; }
+
+ private:
+  void on_message(const nlohmann::json& msg, double t);
+  void on_stage(double t);
+
+  MemoryProbe& probe_;
+  TraceWriter& trace_;
+  ProgressLine& progress_;
+  std::string head_;
+  pid_t pid_;
+  uint64_t swap_before_, last_swap_;
+  std::vector<std::string>& warnings_;
+  std::string cgroup_dir_;
+  ChildReport report_;
+};
+
+}  // namespace wmb

@@ -1,0 +1,158 @@
+// The child seam (runner/child_spec.h): the native child's argv, environment and machine.json
+// description; the flags every kind gets; the Python child's refusals (an interpreter that
+// cannot run, is not a Python, has no torch, or hangs), all through the no-shell spawner.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "common/units.h"
+#include "runner/child_python.h"
+#include "runner/child_spec.h"
+#include "runner/run_error.h"
+#include "runner/runner.h"
+#include "runner/short_command.h"
+
+using namespace wmb;
+
+namespace {
+
+std::string tmpdir() {
+  char t[] = "/tmp/wmbench-unit-XXXXXX";
+  return ::mkdtemp(t);
+}
+
+std::string script(const std::string& dir, const std::string& name, const std::string& body) {
+  const std::string p = dir + "/" + name;
+  std::ofstream(p) << "#!/bin/sh\n" << body << "\n";
+  ::chmod(p.c_str(), 0755);
+  return p;
+}
+
+Scenario small_scenario() {
+  Scenario s;
+  s.name = "t";
+  s.device = "mps-model";
+  s.step = SizeExpr{"8MiB"};
+  s.cap = SizeExpr{"32MiB"};
+  return s;
+}
+
+std::string refusal(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const RunRefused& e) {
+    EXPECT_EQ(e.exit_code, 2);
+    return e.what();
+  }
+  ADD_FAILURE() << "not refused";
+  return "";
+}
+
+}  // namespace
+
+TEST(ChildSeam, TheNativeChildRunsTheFillWithTheFlagsAndSaysSoInMachineJson) {
+  const std::string fill = script(tmpdir(), "wmbench-fill", "exit 0");
+  auto child = native_fill_child(fill);
+  EXPECT_EQ(child->describe(), (nlohmann::json{{"kind", "native"}, {"program", fill}, {"python", nullptr}}));
+  EXPECT_EQ(child->program(), fill);
+  const std::vector<std::string> flags = {"--device", "cpu", "--step", "4"};
+  const auto argv = child->argv(flags);
+  ASSERT_EQ(argv.size(), 5u);
+  EXPECT_EQ(argv[0], fill);
+  EXPECT_EQ(std::vector<std::string>(argv.begin() + 1, argv.end()), flags);
+  auto env = child->environment({{"PATH", "/bin"}, {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.3"}},
+                                {{"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.5"}});
+  EXPECT_EQ(env.count("PYTORCH_MPS_HIGH_WATERMARK_RATIO"), 0u) << "the parent's setting does not leak";
+  EXPECT_EQ(env["PYTORCH_MPS_LOW_WATERMARK_RATIO"], "0.5");
+  EXPECT_EQ(env["PATH"], "/bin");
+  EXPECT_NE(child->cannot_start("ENOENT").find("--fill"), std::string::npos);
+}
+
+TEST(ChildSeam, ANativeFillThatIsNotExecutableIsRefused) {
+  const std::string t = tmpdir();
+  std::ofstream(t + "/plain") << "x";
+  EXPECT_NE(refusal([&] { native_fill_child(t + "/plain"); }).find("is not an executable file"), std::string::npos);
+}
+
+TEST(ChildSeam, FillFlagsAreTheProtocolsForEveryKind) {
+  Scenario s = small_scenario();
+  s.step_delay = 0.25;
+  ResolvedSizes z = resolve_sizes(s, 1ull << 30);
+  mpsmodel::ModelledMac m{48 * GiB, 3 * GiB, 2 * GiB, 0.5, 1 * GiB};
+  const auto f = fill_flags(s, z, "ones", m);
+  const std::vector<std::string> want = {"--device", "mps-model", "--step", std::to_string(8u << 20), "--data", "ones",
+                                         "--cap", std::to_string(32u << 20), "--step-delay", "0.25",
+                                         "--recommended-max", std::to_string(2 * GiB), "--model-ram",
+                                         std::to_string(3 * GiB)};
+  EXPECT_EQ(f, want);
+}
+
+TEST(ChildSeam, FillAndPythonTogetherAreRefused) {
+  RunnerOptions o;
+  o.fill_path = "/bin/true";
+  o.python = "/usr/bin/python3";
+  EXPECT_NE(refusal([&] { choose_fill_child(o); }).find("not both"), std::string::npos);
+}
+
+TEST(PythonChild, AnInterpreterThatCannotRunIsRefused) {
+  EXPECT_NE(refusal([] { probe_python("/nonexistent/python3", 5); }).find("cannot run it"), std::string::npos);
+  EXPECT_NE(refusal([] { probe_python("wmbench-no-such-python", 5); }).find("no such program on PATH"),
+            std::string::npos);
+}
+
+TEST(PythonChild, AProgramThatIsNotAPythonIsRefused) {
+  const std::string t = tmpdir();
+  EXPECT_NE(refusal([&] { probe_python(script(t, "py", "exit 1"), 5); }).find("does not run as a Python"),
+            std::string::npos);
+}
+
+TEST(PythonChild, AnInterpreterWithoutTorchIsRefused) {
+  // A real Python that cannot see torch: -S leaves site-packages (and dist-packages) out.
+  const std::string t = tmpdir();
+  const std::string py = script(t, "py", "exec /usr/bin/python3 -S \"$@\"");
+  if (!run_short_command({"/usr/bin/python3", "-S", "-c", "pass"}, 10).ok()) GTEST_SKIP() << "no /usr/bin/python3";
+  const std::string why = refusal([&] { probe_python(py, 30); });
+  EXPECT_NE(why.find("cannot import torch"), std::string::npos) << why;
+  EXPECT_NE(why.find("Python 3."), std::string::npos) << why;
+}
+
+TEST(PythonChild, AHangingInterpreterIsStoppedInTime) {
+  const std::string t = tmpdir();
+  const std::string py = script(t, "py", "echo 3.11.2; exec sleep 30");
+  const auto start = std::chrono::steady_clock::now();
+  const std::string why = refusal([&] { probe_python(py, 0.5); });
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(why.find("did not finish within 0.5 s"), std::string::npos) << why;
+  EXPECT_LT(took, 5.0);
+}
+
+TEST(PythonChild, AFakeInterpreterWithTorchGivesItsVersions) {
+  const std::string t = tmpdir();
+  const std::string py = script(t, "py", "[ \"$1\" = -c ] || exit 9; echo 3.12.1; echo 2.5.0");
+  PythonFacts f = probe_python(py, 5);
+  EXPECT_EQ(f.path, py);
+  EXPECT_EQ(f.version, "3.12.1");
+  EXPECT_EQ(f.torch_version, "2.5.0");
+}
+
+TEST(ShortCommand, ArgumentsReachTheProgramVerbatimAndNoShellSeesThem) {
+  const std::string t = tmpdir();
+  const std::string evil = "it's $(touch " + t + "/pwned) `touch " + t + "/pwned2`; touch " + t + "/pwned3";
+  CommandOutput r = run_short_command({"/bin/echo", evil}, 5);
+  ASSERT_TRUE(r.ok()) << r.failure();
+  EXPECT_EQ(r.out, evil + "\n");
+  EXPECT_NE(::access((t + "/pwned").c_str(), F_OK), 0);
+  EXPECT_NE(::access((t + "/pwned2").c_str(), F_OK), 0);
+  EXPECT_NE(::access((t + "/pwned3").c_str(), F_OK), 0);
+}
+
+TEST(ShortCommand, SaysHowACommandFailed) {
+  EXPECT_EQ(run_short_command({"/bin/sh", "-c", "exit 3"}, 5).failure(), "exit 3");
+  EXPECT_EQ(run_short_command({"/bin/sh", "-c", "kill -SEGV $$"}, 5).failure(), "killed by SIGSEGV");
+  CommandOutput r = run_short_command({"/nonexistent/x"}, 5);
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.failure().find("No such file"), std::string::npos) << r.failure();
+}
