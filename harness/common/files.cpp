@@ -205,7 +205,7 @@ Folder::Folder(const std::string& path) : path_(path) {
   if (fd_ < 0) {
     int err = errno;
     if (err == ENOTDIR) throw FileError(fmt::format("{}: not a folder", path));
-    throw FileError(fmt::format("cannot open folder {}: {}", path, std::strerror(err)));
+    throw FileError(fmt::format("{}: not a folder that can be opened ({})", path, std::strerror(err)));
   }
   while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
 }
@@ -342,7 +342,7 @@ void Folder::write_json(const std::string& rel, const nlohmann::json& j) const {
 
 int Folder::open_for_write(const std::string& rel, int extra_flags) const {
   auto [dfd, name] = parent_of(rel);
-  int fd = ::openat(dfd, name.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | extra_flags, 0644);
+  int fd = ::openat(dfd, name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | extra_flags, 0644);
   int err = errno;
   if (dfd != fd_) ::close(dfd);
   if (fd < 0) throw FileError(fmt::format("cannot write {}: {}", display(rel), why(err)));

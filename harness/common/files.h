@@ -72,7 +72,7 @@ class Folder {
   // Atomic as write_file_atomic; refuses to replace a link or anything but a regular file.
   void write_atomic(const std::string& rel, const std::string& content) const;
   void write_json(const std::string& rel, const nlohmann::json& j) const;
-  // Opens rel for writing (O_CREAT|O_NOFOLLOW, plus `extra_flags` such as O_TRUNC or O_APPEND),
+  // Opens rel for reading and writing (O_RDWR|O_CREAT|O_NOFOLLOW, plus `extra_flags` such as O_TRUNC or O_APPEND),
   // for trace and log files; refuses links and non-regular files. Returns the fd (caller closes).
   int open_for_write(const std::string& rel, int extra_flags) const;
   void make_dir(const std::string& rel) const;  // mkdir of one level (EEXIST fine if a real folder)

@@ -236,7 +236,11 @@ std::optional<uint64_t> JsonObject::bytes(const char* key, bool required) const 
     if (b > kMaxStoredBytes) fail(key, fmt::format("value {} is larger than any machine (over 2^62 bytes)", b));
     return b;
   }
-  if (v->is_number_integer()) fail(key, fmt::format("value {} is negative; expected {}", v->get<int64_t>(), what));
+  if (v->is_number_integer()) {  // signed: built in code rather than parsed, or negative
+    const int64_t i = v->get<int64_t>();
+    if (i < 0) fail(key, fmt::format("value {} is negative; expected {}", i, what));
+    return static_cast<uint64_t>(i);
+  }
   wrong(key, *v, what);
 }
 

@@ -56,8 +56,8 @@ void check_message(const std::string& type, const nlohmann::json& msg) {
 
 std::optional<uint64_t> u64(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_number_unsigned()) return std::nullopt;  // checked: unsigned or absent/null
-  return it->get<uint64_t>();
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;  // checked: a size >= 0, or absent/null
+  return it->is_number_unsigned() ? it->get<uint64_t>() : static_cast<uint64_t>(it->get<int64_t>());
 }
 
 std::string cut_text(const std::string& s) {

@@ -93,7 +93,7 @@ TEST(JsonInput, DuplicateKeysAreRefusedWithLineAndColumn) {
   // The same key in two different objects is fine.
   EXPECT_NO_THROW(parse_json_text(R"({"a": {"k": 1}, "b": {"k": 2}})", "ok.json", 1000));
   const std::string inner = error_of([] { parse_json_text(R"({"a": {"k": 1, "k": 2}})", "i.json", 1000); });
-  EXPECT_TRUE(has(inner, "i.json:1:15: duplicate key \"k\"")) << inner;
+  EXPECT_TRUE(has(inner, "i.json:1:16: duplicate key \"k\"")) << inner;
 }
 
 TEST(JsonInput, SizeUtf8NulAndHugeNumbersAreClearErrors) {
@@ -159,7 +159,7 @@ TEST(ScenarioHostile, HundredThousandLevelsIsAClearError) {
 TEST(ScenarioHostile, DuplicateKeysAndNulBytesAreRefused) {
   std::vector<std::string> w;
   const std::string dup = error_of([&] { parse_scenario(R"({"name": "x", "device": "cpu", "device": "mps", "matrix": [{"label": "a"}]})", "s.json", w); });
-  EXPECT_TRUE(has(dup, "s.json:1:31: duplicate key \"device\"")) << dup;
+  EXPECT_TRUE(has(dup, "s.json:1:32: duplicate key \"device\"")) << dup;
   const std::string nul = error_of([&] {
     parse_scenario(R"({"name": "x", "device": "cpu", "matrix": [{"label": "a", "env": {"PYTORCH_MPS_HIGH_WATERMARK_RATIO": "0.5\u0000"}}]})", "s.json", w);
   });
