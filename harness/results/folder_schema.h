@@ -23,7 +23,7 @@ Scenario check_folder_scenario_json(const std::string& text, const std::string& 
 // summary.json: {"schema_version": 1, "scenario", "device", "machine", "runs": [...], "not_run": [...]}.
 struct SummaryFile {
   std::string scenario, device;
-  nlohmann::json machine;
+  nlohmann::json machine = nlohmann::json::object();  // {} when the summary has none (never null)
   std::vector<RunRecord> runs;
   std::vector<std::pair<std::string, int>> not_run;  // label, repeat
 };
