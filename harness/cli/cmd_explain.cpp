@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "common/json_input.h"
 #include "errparse/error_parser.h"
 
 namespace {
@@ -52,6 +53,14 @@ bool read_input(const std::string& file, std::string& out) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n > 0) {
       out.append(buf, static_cast<size_t>(n));
+      if (out.size() > wmb::kMaxPastedTextBytes) {
+        std::fprintf(stderr,
+                     "wmbench explain: %s holds more than %zu bytes; an error message is a few KiB: give only the "
+                     "message (e.g. the lines from \"RuntimeError\" on)\n",
+                     name.c_str(), wmb::kMaxPastedTextBytes);
+        ok = false;
+        break;
+      }
     } else if (n == 0) {
       break;
     } else if (errno != EINTR) {
@@ -75,7 +84,8 @@ int run_explain(const ExplainArgs& args, bool high_given) {
   const wmb::ParsedError parsed = wmb::parse_error(text);
   const wmb::ExplainOptions opt{args.high, high_given};
   if (args.json) {
-    std::cout << wmb::explain_json(parsed, opt).dump() << '\n';
+    // Ill-formed UTF-8 in the pasted text is written as U+FFFD: a dump never throws.
+    std::cout << wmb::explain_json(parsed, opt).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
     std::cout << wmb::explain_text(parsed, opt);
   }

@@ -1,12 +1,37 @@
 // wmbench report DIR: rebuilds summary.json, table.md and results.csv from the per-run files.
+// Holds the folder's lock while it writes; a run file that cannot be used is named and left out.
 #include <iostream>
 
 #include "cli/command.h"
 #include "common/files.h"
+#include "results/folder_lock.h"
 #include "results/report.h"
 
 namespace wmb::cli {
 namespace {
+
+int run_report(const std::string& dir, bool quiet) {
+  try {
+    Folder folder(dir);
+    FolderLock lock(folder, "wmbench report " + dir);
+    Report r = load_report(dir);
+    write_report(r);
+    for (const auto& n : r.notes) std::cerr << "wmbench report: note: " << n << "\n";
+    for (const auto& p : r.problems) std::cerr << "wmbench report: " << p << "\n";
+    if (!quiet) std::cout << folder.read("table.md");
+    std::cout << "Rebuilt " << dir << "/summary.json, table.md, results.csv from " << r.runs.size() << " run files"
+              << (r.not_run.empty() ? "" : "; " + std::to_string(r.not_run.size()) + " planned runs have no file") << "\n";
+    if (!r.problems.empty()) {
+      std::cerr << "wmbench report: " << r.problems.size() << " run file(s) left out (above); `wmbench check " << dir
+                << "` lists every problem\n";
+      return kExitFail;
+    }
+    return kExitOk;
+  } catch (const FileError& e) {
+    std::cerr << "wmbench report: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
 
 Registrar reg{Command{30, [](CLI::App& app, int& exit_code) {
   auto dir = std::make_shared<std::string>();
@@ -14,19 +39,7 @@ Registrar reg{Command{30, [](CLI::App& app, int& exit_code) {
   auto* c = app.add_subcommand("report", "Rebuild summary.json, table.md and results.csv of a result folder from runs/*.json");
   c->add_option("dir", *dir, "Result folder")->required();
   c->add_flag("-q,--quiet", *quiet, "Do not print the table");
-  c->callback([dir, quiet, &exit_code] {
-    try {
-      Report r = load_report(*dir);
-      write_report(r);
-      if (!*quiet) std::cout << read_file(*dir + "/table.md");
-      std::cout << "Rebuilt " << *dir << "/summary.json, table.md, results.csv from " << r.runs.size() << " run files"
-                << (r.not_run.empty() ? "" : "; " + std::to_string(r.not_run.size()) + " planned runs have no file") << "\n";
-      exit_code = kExitOk;
-    } catch (const FileError& e) {
-      std::cerr << "wmbench report: " << e.what() << "\n";
-      exit_code = kExitUsage;
-    }
-  });
+  c->callback([dir, quiet, &exit_code] { exit_code = run_report(*dir, *quiet); });
 }}};
 
 }  // namespace

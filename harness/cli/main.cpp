@@ -28,6 +28,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
+  } catch (const std::exception& e) {
+    // The last line of defence: no exception ends wmbench with an abort (see kExitInternal).
+    std::fflush(stdout);
+    std::fprintf(stderr, "wmbench: internal error: %s\n  (a wmbench bug; files written before are intact; exit %d)\n",
+                 e.what(), kExitInternal);
+    return kExitInternal;
+  } catch (...) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "wmbench: internal error (an unknown exception); exit %d\n", kExitInternal);
+    return kExitInternal;
   }
   if (app.get_subcommands().empty()) {
     // No subcommand: `wmbench` alone is the main job, like `wmbench run`.

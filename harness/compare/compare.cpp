@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "common/json_input.h"
 #include "common/units.h"
 
 namespace wmb::compare {
@@ -27,18 +28,13 @@ using nlohmann::json;
 
 namespace {
 
+// Through the one bounded loader (common/json_input.h): no link followed, size, nesting and
+// duplicate keys bounded, UTF-8 checked.
 json read_json_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw CompareError(fmt::format("{}: cannot be read: {}", file.string(), std::strerror(errno)));
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw CompareError(fmt::format("{}: cannot be read", file.string()));
   try {
-    return json::parse(ss.str());
-  } catch (const json::parse_error& e) {
-    throw CompareError(fmt::format("{}: malformed JSON: {}", file.string(), e.what()));
+    return wmb::read_json_file(file.string(), wmb::kMaxFolderJsonBytes);
+  } catch (const wmb::FileError& e) {
+    throw CompareError(e.what());
   }
 }
 

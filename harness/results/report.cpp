@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "common/files.h"
+#include "common/json_input.h"
+#include "results/folder_schema.h"
 
 namespace wmb {
 
@@ -45,43 +47,75 @@ std::string create_result_dir(const std::string& out, const std::string& date, c
   throw FileError(fmt::format("cannot create result folder {}: 999 folders of that name exist", base));
 }
 
+namespace {
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+void load_runs(const Folder& f, Report& r) {
+  if (!f.exists("runs")) return;
+  for (const auto& e : f.list("runs")) {
+    if (!ends_with(e.name, ".json")) continue;
+    const std::string rel = "runs/" + e.name;
+    if (!S_ISREG(e.mode)) {
+      r.problems.push_back(fmt::format("{}: it is {}, not a regular file; left out", f.display(rel), file_kind(e.mode)));
+      continue;
+    }
+    try {
+      std::vector<std::string> unknown;
+      r.runs.push_back(run_from_json(f.read_json(rel, kMaxFolderJsonBytes), f.display(rel), "", &unknown));
+      for (const auto& k : unknown) r.notes.push_back(fmt::format("{}: unknown key \"{}\" ignored", f.display(rel), k));
+    } catch (const FileError& ex) {
+      r.problems.push_back(std::string(ex.what()) + "; left out");
+    }
+  }
+  std::stable_sort(r.runs.begin(), r.runs.end(), [](const RunRecord& a, const RunRecord& b) { return a.index < b.index; });
+}
+
+}  // namespace
+
 Report load_report(const std::string& dir, const std::string& why_missing) {
   Report r;
   r.dir = dir;
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw FileError(fmt::format("{}: not a folder", dir));
-  if (!path_exists(dir + "/runs") && !path_exists(dir + "/scenario.json"))
+  Folder f(dir);
+  if (!f.exists("runs") && !f.exists("scenario.json"))
     throw FileError(fmt::format("{}: not a wmbench result folder (no runs/ and no scenario.json)", dir));
-  if (path_exists(dir + "/machine.json")) r.machine = read_json_file(dir + "/machine.json");
-  if (path_exists(dir + "/scenario.json")) r.scenario = read_json_file(dir + "/scenario.json");
-  std::vector<std::string> names;
-  if (DIR* d = ::opendir((dir + "/runs").c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) names.push_back(n);
-    }
-    ::closedir(d);
+  if (f.exists("machine.json")) {
+    nlohmann::json m = f.read_json("machine.json", kMaxFolderJsonBytes);
+    std::vector<std::string> unknown;
+    check_machine_json(m, f.display("machine.json"), "", &unknown);
+    for (const auto& k : unknown) r.notes.push_back(fmt::format("{}: unknown key \"{}\" kept", f.display("machine.json"), k));
+    r.machine = std::move(m);
   }
-  std::sort(names.begin(), names.end());
-  for (const auto& n : names) r.runs.push_back(run_from_json(read_json_file(dir + "/runs/" + n)));
-  std::sort(r.runs.begin(), r.runs.end(), [](const RunRecord& a, const RunRecord& b) { return a.index < b.index; });
-  // Planned runs without a file.
-  if (r.scenario.contains("matrix") && r.scenario["matrix"].is_array()) {
+  std::optional<Scenario> sc;
+  if (f.exists("scenario.json"))
+    sc = check_folder_scenario_json(f.read("scenario.json", kMaxScenarioBytes), f.display("scenario.json"), r.scenario);
+  load_runs(f, r);
+  // Planned runs without a usable file.
+  if (sc) {
     std::set<std::pair<std::string, int>> have;
     for (const auto& run : r.runs) have.insert({run.label, run.repeat});
-    const int repeats = r.scenario.value("repeats", 1);
-    for (int rep = 1; rep <= repeats; ++rep)
-      for (const auto& c : r.scenario["matrix"]) {
-        std::string label = c.value("label", "");
-        if (!have.count({label, rep})) r.not_run.push_back({label, rep, why_missing});
-      }
+    for (int rep = 1; rep <= sc->repeats; ++rep)
+      for (const auto& c : sc->matrix)
+        if (!have.count({c.label, rep})) r.not_run.push_back({c.label, rep, why_missing});
   }
   return r;
 }
 
 void write_report(const Report& r) {
-  for (const auto& e : all_exporters()) write_file_atomic(r.dir + "/" + e->file_name(), e->render(r));
+  Folder f(r.dir);
+  for (const auto& e : all_exporters()) {
+    std::string text;
+    try {
+      text = e->render(r);
+    } catch (const std::exception& ex) {
+      // The loader checked every field the exporters read; this is a bug, said as one.
+      throw FileError(fmt::format("cannot render {}: {} (a wmbench bug: please report it)", f.display(e->file_name()), ex.what()));
+    }
+    f.write_atomic(e->file_name(), text);
+  }
 }
 
 std::vector<std::unique_ptr<Exporter>> all_exporters() {

@@ -20,10 +20,14 @@ struct NotRun {
 
 struct Report {
   std::string dir;
-  nlohmann::json machine;   // machine.json (or {})
-  nlohmann::json scenario;  // scenario.json (or {})
+  nlohmann::json machine = nlohmann::json::object();   // machine.json (or {}), checked by the schema
+  nlohmann::json scenario = nlohmann::json::object();  // scenario.json (or {}), checked by the schema
   std::vector<RunRecord> runs;
   std::vector<NotRun> not_run;
+  // Run files that could not be used (named with file, key and value), and keys no schema knows.
+  // A run file listed here is left out of runs; its cell counts as not run.
+  std::vector<std::string> problems;
+  std::vector<std::string> notes;
 };
 
 // One output format of a report (summary.json, table.md, results.csv, ...).
@@ -40,11 +44,15 @@ std::unique_ptr<Exporter> make_table_exporter();
 std::unique_ptr<Exporter> make_csv_exporter();
 std::unique_ptr<Exporter> make_readme_exporter();
 
-// Reads machine.json, scenario.json and runs/*.json. Throws FileError when DIR is not a result
-// folder. Runs that scenario.json plans but that have no file are listed in not_run with `why_missing`.
+// Reads machine.json, scenario.json and runs/*.json through the schema (every file opened inside
+// DIR without following links). Throws FileError (an InputError for a malformed machine.json or
+// scenario.json, naming file, key and value) when DIR is not a result folder or those files are
+// unusable; a bad run file (malformed, wrong types, a link, a FIFO, a folder) does not throw: it
+// is listed in `problems` and left out. Runs that scenario.json plans but that have no usable
+// file are listed in not_run with `why_missing`. Never throws anything but FileError.
 Report load_report(const std::string& dir, const std::string& why_missing = "not run (no run file)");
 
-// Writes every exporter's file atomically into r.dir.
+// Writes every exporter's file atomically into r.dir (never through a link).
 void write_report(const Report& r);
 
 // "HIGH 0.8, LOW 0.8" / "default" / "HIGH 0.8, LOW unset (1.4)" / "PYTORCH_CUDA_ALLOC_CONF=..." for a cell's env.

@@ -2,28 +2,16 @@
 
 #include <fmt/format.h>
 
+#include "common/json_input.h"
+#include "common/utf8.h"
+#include "scenario/scenario.h"
+
 namespace wmb {
 namespace {
 
 template <class T>
 nlohmann::json o(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-template <class T>
-std::optional<T> get_opt(const nlohmann::json& j, const char* k) {
-  auto it = j.find(k);
-  if (it == j.end() || it->is_null()) return std::nullopt;
-  try {
-    return it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
-}
-
-template <class T>
-T get_or(const nlohmann::json& j, const char* k, T dflt) {
-  return get_opt<T>(j, k).value_or(dflt);
 }
 
 }  // namespace
@@ -72,45 +60,99 @@ nlohmann::json to_json(const RunRecord& r) {
   };
 }
 
-RunRecord run_from_json(const nlohmann::json& j) {
+const std::vector<std::string> kStopClasses = {"guard", "pytorch", "config", "cap", "finished", "crash",
+                                               "timeout", "interrupted", "not_started"};
+const std::vector<std::string> kRunKeys = {
+    "index", "label", "repeat", "env", "device", "data", "program", "stopped_by", "detail", "error_text", "error",
+    "held_bytes", "steps", "step_bytes", "cap_bytes", "max_allowed_bytes", "allocated_bytes", "driver_bytes",
+    "recommended_max_bytes", "swap_before_bytes", "swap_after_bytes", "swap_peak_bytes", "swap_end_bytes",
+    "peak_footprint_bytes", "peak_sandbox_bytes", "started_utc", "ended_utc", "duration_s", "wait_s",
+    "stop_latency_s", "exit_code", "signal", "trace", "torch_version", "child_env", "stages", "warnings"};
+
+void check_parsed_error_json(const nlohmann::json& e, const std::string& source, const std::string& path) {
+  if (e.is_null()) return;
+  JsonObject o(e, source, path);
+  o.str("kind", true, 64);
+  for (const char* k : {"allocated_bytes", "other_bytes", "max_allowed_bytes", "requested_bytes", "total_bytes", "free_bytes"})
+    o.bytes(k);
+  o.str("pool", false, 64);
+  o.str("watermark", false, 64);
+  o.number("ratio", -1e300, 1e300);
+  o.integer("gpu", 0, 1 << 20);
+  o.str("summary");
+}
+
+void check_stage_json(const nlohmann::json& st, const std::string& source, const std::string& path) {
+  JsonObject o(st, source, path);
+  o.str("name", true, 256);
+  for (auto it = st.begin(); it != st.end(); ++it) {
+    const std::string& k = it.key();
+    if (k.size() > 6 && k.compare(k.size() - 6, 6, "_bytes") == 0) o.bytes(k.c_str());
+  }
+  o.number("t", 0, 1e9);
+  o.number("seconds", 0, 1e9);
+}
+
+RunRecord run_from_json(const nlohmann::json& j, const std::string& source, const std::string& path,
+                        std::vector<std::string>* unknown) {
+  JsonObject o(j, source, path);
   RunRecord r;
-  r.index = get_or<int>(j, "index", 0);
-  r.label = get_or<std::string>(j, "label", "");
-  r.repeat = get_or<int>(j, "repeat", 1);
-  r.env = get_or<std::map<std::string, std::string>>(j, "env", {});
-  r.device = get_or<std::string>(j, "device", "");
-  r.data = get_or<std::string>(j, "data", "random");
-  r.program = get_or<std::string>(j, "program", "fill");
-  r.stopped_by = get_or<std::string>(j, "stopped_by", "");
-  r.detail = get_or<std::string>(j, "detail", "");
-  r.error_text = get_opt<std::string>(j, "error_text");
-  r.error = j.value("error", nlohmann::json(nullptr));
-  r.held_bytes = get_or<uint64_t>(j, "held_bytes", 0);
-  r.steps = get_or<int>(j, "steps", 0);
-  r.step_bytes = get_or<uint64_t>(j, "step_bytes", 0);
-  r.cap_bytes = get_opt<uint64_t>(j, "cap_bytes");
-  r.max_allowed_bytes = get_opt<uint64_t>(j, "max_allowed_bytes");
-  r.allocated_bytes = get_opt<uint64_t>(j, "allocated_bytes");
-  r.driver_bytes = get_opt<uint64_t>(j, "driver_bytes");
-  r.recommended_max_bytes = get_opt<uint64_t>(j, "recommended_max_bytes");
-  r.swap_before_bytes = get_or<uint64_t>(j, "swap_before_bytes", 0);
-  r.swap_after_bytes = get_or<uint64_t>(j, "swap_after_bytes", 0);
-  r.swap_peak_bytes = get_or<uint64_t>(j, "swap_peak_bytes", 0);
-  r.swap_end_bytes = get_opt<uint64_t>(j, "swap_end_bytes");
-  r.peak_footprint_bytes = get_opt<uint64_t>(j, "peak_footprint_bytes");
-  r.peak_sandbox_bytes = get_opt<uint64_t>(j, "peak_sandbox_bytes");
-  r.started_utc = get_or<std::string>(j, "started_utc", "");
-  r.ended_utc = get_or<std::string>(j, "ended_utc", "");
-  r.duration_s = get_or<double>(j, "duration_s", 0);
-  r.wait_s = get_or<double>(j, "wait_s", 0);
-  r.stop_latency_s = get_opt<double>(j, "stop_latency_s");
-  r.exit_code = get_opt<int>(j, "exit_code");
-  r.signal = get_opt<int>(j, "signal");
-  r.trace = get_or<std::string>(j, "trace", "");
-  r.torch_version = get_or<std::string>(j, "torch_version", "");
-  r.stages = j.value("stages", nlohmann::json(nullptr));
-  r.child_env = j.value("child_env", nlohmann::json(nullptr));
-  r.warnings = get_or<std::vector<std::string>>(j, "warnings", {});
+  r.index = static_cast<int>(*o.integer("index", 1, 1000000, true));
+  r.label = *o.str("label", true, 64);
+  if (auto p = label_problem(r.label); !p.empty())
+    o.fail("label", fmt::format("value \"{}\" {}; labels become file names", utf8_sanitize(r.label, 64), p));
+  r.repeat = static_cast<int>(o.integer("repeat", 1, 1000).value_or(1));
+  r.env = o.string_map("env").value_or(std::map<std::string, std::string>{});
+  r.device = o.str("device", false, 64).value_or("");
+  r.data = o.choice("data", {"random", "ones", "zeros"}).value_or("random");
+  r.program = o.choice("program", {"fill", "offload"}).value_or("fill");
+  r.stopped_by = *o.choice("stopped_by", kStopClasses, true);
+  r.detail = o.str("detail").value_or("");
+  r.error_text = o.str("error_text");
+  if (const nlohmann::json* e = j.contains("error") ? &j["error"] : nullptr) {
+    check_parsed_error_json(*e, source, o.path_of("error"));
+    r.error = *e;
+  }
+  r.held_bytes = o.bytes("held_bytes").value_or(0);
+  r.steps = static_cast<int>(o.integer("steps", 0, 1 << 30).value_or(0));
+  r.step_bytes = o.bytes("step_bytes").value_or(0);
+  r.cap_bytes = o.bytes("cap_bytes");
+  r.max_allowed_bytes = o.bytes("max_allowed_bytes");
+  r.allocated_bytes = o.bytes("allocated_bytes");
+  r.driver_bytes = o.bytes("driver_bytes");
+  r.recommended_max_bytes = o.bytes("recommended_max_bytes");
+  r.swap_before_bytes = o.bytes("swap_before_bytes").value_or(0);
+  r.swap_after_bytes = o.bytes("swap_after_bytes").value_or(0);
+  r.swap_peak_bytes = o.bytes("swap_peak_bytes").value_or(0);
+  r.swap_end_bytes = o.bytes("swap_end_bytes");
+  r.peak_footprint_bytes = o.bytes("peak_footprint_bytes");
+  r.peak_sandbox_bytes = o.bytes("peak_sandbox_bytes");
+  r.started_utc = o.str("started_utc", false, 64).value_or("");
+  r.ended_utc = o.str("ended_utc", false, 64).value_or("");
+  r.duration_s = o.number("duration_s", 0, 1e9).value_or(0);
+  r.wait_s = o.number("wait_s", 0, 1e9).value_or(0);
+  r.stop_latency_s = o.number("stop_latency_s", 0, 1e9);
+  if (auto c = o.integer("exit_code", -255, 255)) r.exit_code = static_cast<int>(*c);
+  if (auto g = o.integer("signal", 1, 128)) r.signal = static_cast<int>(*g);
+  r.trace = o.str("trace", false, 4096).value_or("");
+  if (!r.trace.empty()) {
+    const bool escapes = r.trace.front() == '/' || r.trace == ".." || r.trace.rfind("../", 0) == 0 ||
+                         r.trace.find("/../") != std::string::npos ||
+                         (r.trace.size() >= 3 && r.trace.compare(r.trace.size() - 3, 3, "/..") == 0);
+    if (escapes) o.fail("trace", fmt::format("value \"{}\" is not a path inside the result folder", utf8_sanitize(r.trace, 80)));
+  }
+  r.torch_version = o.str("torch_version", false, 256).value_or("");
+  if (j.contains("child_env") && !j["child_env"].is_null()) {
+    o.string_map("child_env");
+    r.child_env = j["child_env"];
+  }
+  if (const nlohmann::json* st = o.array("stages")) {
+    for (size_t i = 0; i < st->size(); ++i) check_stage_json((*st)[i], source, fmt::format("{}[{}]", o.path_of("stages"), i));
+    r.stages = *st;
+  }
+  r.warnings = o.string_list("warnings").value_or(std::vector<std::string>{});
+  if (unknown)
+    for (auto& k : o.unknown_keys(kRunKeys)) unknown->push_back(k);
   return r;
 }
 

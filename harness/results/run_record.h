@@ -51,6 +51,24 @@ struct RunRecord {
 };
 
 nlohmann::json to_json(const RunRecord& r);
-RunRecord run_from_json(const nlohmann::json& j);  // tolerant of missing keys
+
+// Reads a run record through the schema (common/json_input.h): index, label and stopped_by are
+// required; every other field may be missing (older folders) or null, and defaults as in
+// RunRecord; a field of the wrong type or out of range throws InputError naming `source`, the key
+// path under `path` ("runs[3]"), the value and what is allowed. Unknown keys are kept out and
+// listed in `unknown` when given. The label must be usable as a file name (label_problem), the
+// trace a path inside the folder, each stage an object with a string name and sizes.
+RunRecord run_from_json(const nlohmann::json& j, const std::string& source = "run record",
+                        const std::string& path = "", std::vector<std::string>* unknown = nullptr);
+
+// The stop classes a record may carry.
+extern const std::vector<std::string> kStopClasses;
+// Every key to_json writes.
+extern const std::vector<std::string> kRunKeys;
+
+// A parsed-error object (RunRecord::error, or null) through the schema; throws InputError.
+void check_parsed_error_json(const nlohmann::json& e, const std::string& source, const std::string& path);
+// One stage line of program "offload" (RunRecord::stages[i]); throws InputError.
+void check_stage_json(const nlohmann::json& st, const std::string& source, const std::string& path);
 
 }  // namespace wmb

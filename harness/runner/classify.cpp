@@ -1,6 +1,10 @@
 #include "runner/classify.h"
 
+#include <csignal>
+
 #include <fmt/format.h>
+
+#include "common/utf8.h"
 
 #include "common/units.h"
 
@@ -9,7 +13,7 @@ namespace {
 
 std::string first_line(const std::string& s, size_t max = 240) {
   std::string out = s.substr(0, s.find('\n'));
-  if (out.size() > max) out = out.substr(0, max - 3) + "...";
+  if (out.size() > max) out = std::string(utf8_prefix(out, max - 3)) + "...";  // never inside a character
   return out;
 }
 
@@ -17,7 +21,34 @@ std::string sz(const std::optional<uint64_t>& v) { return v ? format_size(*v) : 
 
 }  // namespace
 
-Classification classify(const SuperviseResult& sup, const ChildReport& child) {
+bool self_inflicted_signal(int sig) {
+  switch (sig) {
+    case SIGABRT: case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP: case SIGSYS:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+// "std::bad_alloc" when the child ran out of memory it could map (an exception it reported, or
+// one the C++ runtime printed before aborting); "" otherwise.
+bool mentions_bad_alloc(const std::string& s) { return s.find("bad_alloc") != std::string::npos; }
+
+std::string own_crash_detail(int sig, const std::string& stderr_tail) {
+  if (mentions_bad_alloc(stderr_tail))
+    return fmt::format("the child crashed itself ({}) after running out of memory it could map (std::bad_alloc): "
+                       "not a PyTorch limit, and not killed from outside",
+                       signal_name(sig));
+  if (sig == SIGABRT)
+    return "the child aborted itself (SIGABRT: an uncaught exception or a failed check; see its stderr log)";
+  return fmt::format("the child crashed itself ({}; see its stderr log)", signal_name(sig));
+}
+
+}  // namespace
+
+Classification classify(const SuperviseResult& sup, const ChildReport& child, const std::string& stderr_tail) {
   Classification c;
   switch (sup.stopper) {
     case Stopper::Guard:
@@ -65,10 +96,16 @@ Classification classify(const SuperviseResult& sup, const ChildReport& child) {
         return c;
       case ErrorKind::Unknown:
         c.stopped_by = "crash";
-        c.detail = fmt::format("the child failed with an error that is not a memory limit: {}", first_line(text));
+        if (mentions_bad_alloc(child.error_exception.value_or("")) || mentions_bad_alloc(text))
+          c.detail = fmt::format("the child ran out of memory it could map (std::bad_alloc: {}): not a PyTorch limit",
+                                 first_line(text));
+        else
+          c.detail = fmt::format("the child failed with an error that is not a memory limit: {}", first_line(text));
         return c;
     }
   }
+  if (sup.status.signal && self_inflicted_signal(*sup.status.signal))
+    return {"crash", own_crash_detail(*sup.status.signal, stderr_tail), std::nullopt};
   if (sup.status.signal)
     return {"crash",
             fmt::format("killed by {} from outside wmbench (e.g. the kernel's OOM killer, macOS jetsam, or a user)",

@@ -1,6 +1,8 @@
 #include "scenario/scenario.h"
 
 #include "common/files.h"
+#include "common/json_input.h"
+#include "common/utf8.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -52,17 +54,15 @@ class Validator {
     throw ScenarioError(fmt::format("{}: key \"{}\": {}", src_, key, msg));
   }
 
-  static std::string show(const nlohmann::json& v) {
-    std::string s = v.dump();
-    if (s.size() > 80) s = s.substr(0, 77) + "...";
-    return s;
-  }
+  // Never recurses deeper than a few levels, whatever the value (json_preview).
+  static std::string show(const nlohmann::json& v) { return json_preview(v, 80); }
 
   void check_keys(const nlohmann::json& obj, const std::vector<std::string>& allowed, const std::string& where) const {
     for (auto it = obj.begin(); it != obj.end(); ++it) {
       if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
       std::string hint = did_you_mean(it.key(), allowed);
-      const std::string key = where.empty() ? it.key() : where + "." + it.key();
+      const std::string shown = utf8_sanitize(it.key(), 64);
+      const std::string key = where.empty() ? shown : where + "." + shown;
       fail(key, fmt::format("unknown key{}; allowed keys: {}",
                             hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint), join(allowed)));
     }
@@ -84,7 +84,7 @@ class Validator {
     std::string s = str(obj, key, path, true);
     if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
       std::string hint = did_you_mean(s, allowed);
-      fail(path, fmt::format("value \"{}\" is not allowed{}; allowed: {}", s,
+      fail(path, fmt::format("value \"{}\" is not allowed{}; allowed: {}", utf8_sanitize(s, 64),
                              hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint), join(allowed)));
     }
     return s;
@@ -193,17 +193,12 @@ void check_cell_env(const Cell& cell, const std::string& where, std::vector<std:
 }
 
 Scenario parse_scenario(const std::string& text, const std::string& source, std::vector<std::string>& warnings) {
+  // The bounded loader: size, nesting depth, duplicate keys, UTF-8 (common/json_input.h).
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/false);
-  } catch (const nlohmann::json::out_of_range& e) {
-    throw ScenarioError(fmt::format("{}: malformed JSON: a number is out of range ({})", source, e.what()));
-  } catch (const nlohmann::json::parse_error& e) {
-    auto [line, col] = line_col(text, e.byte);
-    std::string what = e.what();
-    auto pos = what.find("parse error");
-    throw ScenarioError(fmt::format("{}:{}:{}: malformed JSON: {}", source, line, col,
-                                    pos == std::string::npos ? what : what.substr(pos)));
+    j = parse_json_text(text, source, kMaxScenarioBytes);
+  } catch (const InputError& e) {
+    throw ScenarioError(e.what());
   }
   Validator val(source);
   if (!j.is_object()) throw ScenarioError(fmt::format("{}: the scenario must be a JSON object, not {}", source, j.type_name()));
@@ -213,7 +208,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
   s.source = source;
   s.name = val.str(j, "name", "name", true);
   if (auto p = label_problem(s.name); !p.empty())
-    val.fail("name", fmt::format("value \"{}\" {}; names become folder names: use letters, digits, '.', '_', '-', '+'", s.name, p));
+    val.fail("name", fmt::format("value \"{}\" {}; names become folder names: use letters, digits, '.', '_', '-', '+'", utf8_sanitize(s.name, 80), p));
   s.description = val.str(j, "description", "description", false);
   if (!j.contains("device")) val.fail("device", fmt::format("missing; it is required (one of {})", join(kDevices)));
   s.device = val.choice(j, "device", "device", kDevices, "");
@@ -254,16 +249,18 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
     Cell cell;
     cell.label = val.str(c, "label", where + ".label", true);
     if (auto p = label_problem(cell.label); !p.empty())
-      val.fail(where + ".label", fmt::format("value \"{}\" {}; labels become file names: use 1-64 letters, digits, '.', '_', '-', '+'", cell.label, p));
+      val.fail(where + ".label", fmt::format("value \"{}\" {}; labels become file names: use 1-64 letters, digits, '.', '_', '-', '+'", utf8_sanitize(cell.label, 80), p));
     if (!seen.insert(cell.label).second) val.fail(where + ".label", fmt::format("value \"{}\" is a duplicate; labels must be unique", cell.label));
     if (c.contains("data")) cell.data = val.choice(c, "data", where + ".data", kData, "");
     if (c.contains("env")) {
       const auto& e = c["env"];
       if (!e.is_object()) val.fail(where + ".env", fmt::format("value {} is a {}; expected an object of variable: \"value\"", Validator::show(e), e.type_name()));
       for (auto it = e.begin(); it != e.end(); ++it) {
-        const std::string kp = where + ".env." + it.key();
-        if (it.key().empty() || it.key().find('=') != std::string::npos)
+        const std::string kp = where + ".env." + utf8_sanitize(it.key(), 64);
+        if (it.key().empty() || it.key().find('=') != std::string::npos || it.key().find('\0') != std::string::npos)
           val.fail(kp, "is not a valid environment variable name");
+        if (it.value().is_string() && it.value().get_ref<const std::string&>().find('\0') != std::string::npos)
+          val.fail(kp, "value holds a NUL byte (\\u0000); an environment value cannot");
         if (!it.value().is_string())
           val.fail(kp, fmt::format("value {} is a {}; environment values are strings, passed verbatim (write \"0.8\", not 0.8)",
                                    Validator::show(it.value()), it.value().type_name()));
@@ -277,11 +274,13 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
 }
 
 Scenario load_scenario(const std::string& path, std::vector<std::string>& warnings) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError(fmt::format("{}: cannot open the scenario file: {}", path, std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_scenario(ss.str(), path, warnings);
+  std::string text;
+  try {
+    text = read_file(path, kMaxScenarioBytes);
+  } catch (const FileError& e) {
+    throw ScenarioError(fmt::format("{}: cannot open the scenario file: {}", path, e.what()));
+  }
+  return parse_scenario(text, path, warnings);
 }
 
 nlohmann::json to_json(const Scenario& s) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,22 +117,39 @@ TEST(AtomicWrite, FailureLeavesTheOldFileIntact) {
   EXPECT_EQ(read_file(d + "/r.json"), "old");
 }
 
-TEST(AtomicWrite, DiskFullIsAnErrorAndTheOldFileSurvives) {
-  // /dev/full answers every write with ENOSPC; a rename over it is refused, so write into a
-  // folder we can: simulate with a file in a full tmpfs only where available.
+TEST(AtomicWrite, AWriteErrorIsNamedAndTheOldFileSurvives) {
+  // A full disk and a file-size limit fail the same write(2); RLIMIT_FSIZE makes it happen here
+  // without filling a disk (EFBIG, "File too large"; SIGXFSZ ignored so that write returns).
+  const std::string d = tmpdir();
+  write_file_atomic(d + "/r.json", "old");
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = old;
+  small.rlim_cur = 4096;
+  auto prev = ::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string err;
+  try {
+    write_file_atomic(d + "/r.json", std::string(1 << 16, 'x'));
+  } catch (const FileError& e) {
+    err = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::signal(SIGXFSZ, prev);
+  EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+  EXPECT_EQ(read_file(d + "/r.json"), "old");
+}
+
+TEST(AtomicWrite, APlantedLinkAtTheOldTemporaryNameIsNotFollowed) {
+  // Before: the temporary file was PATH.tmp.<pid>, opened with O_CREAT|O_TRUNC; a link planted
+  // there (as root: to any file) was written through. Now the name is fresh and O_EXCL|O_NOFOLLOW.
   if (!path_exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   const std::string d = tmpdir();
   write_file_atomic(d + "/r.json", "old");
-  // A symlink named like our temporary file makes the write land in /dev/full.
   const std::string tmp = d + "/r.json.tmp." + std::to_string(::getpid());
   ASSERT_EQ(::symlink("/dev/full", tmp.c_str()), 0);
-  try {
-    write_file_atomic(d + "/r.json", std::string(1 << 16, 'x'));
-    FAIL() << "no error on a full disk";
-  } catch (const FileError& e) {
-    EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
-  }
-  EXPECT_EQ(read_file(d + "/r.json"), "old");
+  EXPECT_NO_THROW(write_file_atomic(d + "/r.json", std::string(1 << 16, 'x')));
+  EXPECT_EQ(read_file(d + "/r.json").size(), size_t{1} << 16);
 }
 
 TEST(Report, RebuildsSummaryTableAndCsvFromRunFiles) {

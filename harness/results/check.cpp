@@ -1,0 +1,277 @@
+#include "results/check.h"
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/files.h"
+#include "common/json_input.h"
+#include "common/units.h"
+#include "results/folder_lock.h"
+#include "results/folder_schema.h"
+#include "results/report.h"
+
+namespace wmb {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+struct Ctx {
+  const Folder& f;
+  CheckResult& out;
+  void problem(const std::string& rel, const std::string& msg) { out.problems.push_back(fmt::format("{}: {}", f.display(rel), msg)); }
+  void problem(const std::string& msg) { out.problems.push_back(msg); }
+};
+
+// The folder's own files and what may sit next to them.
+void check_listing(Ctx& c) {
+  static const std::set<std::string> known = {"README.md", "machine.json", "scenario.json", "summary.json", "table.md",
+                                              "results.csv", "runs", "plots", kLockFileName};
+  for (const auto& e : c.f.list("")) {
+    if (e.name.find(".tmp.") != std::string::npos) {
+      c.problem(e.name, "a half-written file (a write was cut short); remove it");
+      continue;
+    }
+    if (S_ISLNK(e.mode)) {
+      c.problem(e.name, "a symbolic link; a result folder holds only its own files");
+      continue;
+    }
+    if (!known.count(e.name)) c.out.notes.push_back(fmt::format("{}: not a file wmbench writes", c.f.display(e.name)));
+    const bool dir = e.name == "runs" || e.name == "plots";
+    if (known.count(e.name) && dir != S_ISDIR(e.mode))
+      c.problem(e.name, fmt::format("it is {}; expected {}", file_kind(e.mode), dir ? "a folder" : "a regular file"));
+  }
+  if (c.f.exists("runs") && S_ISDIR(c.f.stat("runs")->mode)) {
+    for (const auto& e : c.f.list("runs")) {
+      const std::string rel = "runs/" + e.name;
+      if (e.name.find(".tmp.") != std::string::npos) c.problem(rel, "a half-written file (a write was cut short); remove it");
+      else if (!S_ISREG(e.mode)) c.problem(rel, fmt::format("it is {}, not a regular file", file_kind(e.mode)));
+      else if (!ends_with(e.name, ".json") && !ends_with(e.name, ".trace.jsonl") && !ends_with(e.name, ".stderr.log"))
+        c.out.notes.push_back(fmt::format("{}: not a file wmbench writes", c.f.display(rel)));
+    }
+  }
+}
+
+std::optional<double> plain_ratio(const std::map<std::string, std::string>& env, const char* key, double dflt) {
+  auto it = env.find(key);
+  if (it == env.end()) return dflt;
+  const char* s = it->second.c_str();
+  char* end = nullptr;
+  const double d = std::strtod(s, &end);
+  if (end == s || *end != '\0' || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+void check_numbers(Ctx& c, const std::string& rel, const RunRecord& r, const nlohmann::json& machine) {
+  auto bad = [&](const std::string& m) { c.problem(rel, m); };
+  if (r.cap_bytes && r.held_bytes > *r.cap_bytes)
+    bad(fmt::format("held_bytes {} exceeds cap_bytes {}", r.held_bytes, *r.cap_bytes));
+  if (r.program == "fill" && r.step_bytes > 0 && r.held_bytes % r.step_bytes != 0)
+    bad(fmt::format("held_bytes {} is not a multiple of step_bytes {} (a fill holds whole steps)", r.held_bytes, r.step_bytes));
+  if (r.program == "fill" && r.step_bytes > 0 && r.held_bytes / r.step_bytes != static_cast<uint64_t>(r.steps))
+    bad(fmt::format("held_bytes {} is {} steps of {}, but steps says {}", r.held_bytes, r.held_bytes / r.step_bytes,
+                    r.step_bytes, r.steps));
+  if (r.swap_peak_bytes < r.swap_before_bytes)
+    bad(fmt::format("swap_peak_bytes {} is below swap_before_bytes {}", r.swap_peak_bytes, r.swap_before_bytes));
+  if (r.swap_peak_bytes < r.swap_after_bytes)
+    bad(fmt::format("swap_peak_bytes {} is below swap_after_bytes {}", r.swap_peak_bytes, r.swap_after_bytes));
+  auto t0 = parse_utc(r.started_utc), t1 = parse_utc(r.ended_utc);
+  if (!r.started_utc.empty() && !t0) bad(fmt::format("started_utc \"{}\" is not a UTC time like 2026-11-29T19:16:55Z", r.started_utc));
+  if (!r.ended_utc.empty() && !t1) bad(fmt::format("ended_utc \"{}\" is not a UTC time like 2026-11-29T19:16:55Z", r.ended_utc));
+  if (t0 && t1 && *t1 < *t0) bad(fmt::format("ended_utc {} is before started_utc {}", r.ended_utc, r.started_utc));
+  // PyTorch's MPS limit: max allowed = HIGH x recommendedMaxWorkingSetSize (MPSAllocator.mm,
+  // m_max_total_allowed_size); the message prints it to 2 decimals of its unit.
+  const bool mps = r.device == "mps" || r.device == "mps-model";
+  std::optional<uint64_t> rec = r.recommended_max_bytes;
+  if (!rec && machine.is_object() && machine.contains("recommended_max_bytes") && machine["recommended_max_bytes"].is_number_unsigned())
+    rec = machine["recommended_max_bytes"].get<uint64_t>();
+  if (mps && r.stopped_by == "pytorch" && r.max_allowed_bytes && rec) {
+    if (auto ratio = plain_ratio(r.env, "PYTORCH_MPS_HIGH_WATERMARK_RATIO", 1.7); ratio && *ratio > 0) {
+      const double want = *ratio * static_cast<double>(*rec);
+      const double got = static_cast<double>(*r.max_allowed_bytes);
+      if (std::fabs(got - want) > 0.005 * want + 8.0 * MiB)
+        bad(fmt::format("max_allowed_bytes {} is not HIGH {} x recommended max {} = {:.0f}", *r.max_allowed_bytes, *ratio,
+                        *rec, want));
+    }
+  }
+  if (r.stopped_by == "pytorch" && r.max_allowed_bytes && r.held_bytes > *r.max_allowed_bytes && mps)
+    bad(fmt::format("held_bytes {} exceeds the max allowed {} that stopped it", r.held_bytes, *r.max_allowed_bytes));
+}
+
+// Rows of table.md / results.csv name each label.
+void check_tables(Ctx& c, const std::vector<RunRecord>& runs, const std::vector<NotRun>& not_run) {
+  if (c.f.exists("table.md")) {
+    try {
+      const std::string t = c.f.read("table.md", kMaxReadBytes);
+      std::set<std::string> labels;
+      for (const auto& r : runs) labels.insert(r.label);
+      for (const auto& n : not_run) labels.insert(n.label);
+      for (const auto& l : labels)
+        if (t.find("| `" + l + "`") == std::string::npos) c.problem("table.md", fmt::format("has no row for `{}`", l));
+    } catch (const FileError& e) {
+      c.problem(e.what());
+    }
+  } else {
+    c.problem("table.md", "missing (`wmbench report DIR` writes it)");
+  }
+  if (c.f.exists("results.csv")) {
+    try {
+      const std::string t = c.f.read("results.csv", kMaxReadBytes);
+      size_t lines = 0;
+      for (char ch : t) lines += ch == '\n';
+      if (!t.empty() && t.back() != '\n') ++lines;
+      if (lines != runs.size() + 1)
+        c.problem("results.csv", fmt::format("has {} data rows; runs/ holds {} records", lines ? lines - 1 : 0, runs.size()));
+    } catch (const FileError& e) {
+      c.problem(e.what());
+    }
+  }
+}
+
+void check_summary(Ctx& c, const Report& rep) {
+  if (!c.f.exists("summary.json")) {
+    c.problem("summary.json", "missing (`wmbench report DIR` writes it)");
+    return;
+  }
+  SummaryFile s;
+  try {
+    std::vector<std::string> unknown;
+    s = check_summary_json(c.f.read_json("summary.json", kMaxFolderJsonBytes), c.f.display("summary.json"), &unknown);
+  } catch (const FileError& e) {
+    c.problem(e.what());
+    return;
+  }
+  if (!rep.machine.is_null() && s.machine != rep.machine)
+    c.problem("summary.json", "its \"machine\" differs from machine.json (rebuild it with `wmbench report DIR`)");
+  const std::string name = rep.scenario.is_object() ? rep.scenario.value("name", "") : "";
+  if (!name.empty() && s.scenario != name)
+    c.problem("summary.json", fmt::format("scenario \"{}\" but scenario.json names \"{}\"", s.scenario, name));
+  std::map<std::pair<std::string, int>, const RunRecord*> disk;
+  for (const auto& r : rep.runs) disk[{r.label, r.repeat}] = &r;
+  std::set<std::pair<std::string, int>> seen;
+  for (const auto& r : s.runs) {
+    auto it = disk.find({r.label, r.repeat});
+    seen.insert({r.label, r.repeat});
+    if (it == disk.end()) {
+      c.problem("summary.json", fmt::format("holds run {} (repeat {}), which has no file in runs/", r.file_stem(), r.repeat));
+      continue;
+    }
+    const nlohmann::json a = to_json(r), b = to_json(*it->second);
+    for (auto k = b.begin(); k != b.end(); ++k)
+      if (a[k.key()] != k.value())
+        c.problem("summary.json", fmt::format("run {}: \"{}\" is {} here but {} in runs/{}.json", r.file_stem(), k.key(),
+                                              json_preview(a[k.key()], 60), json_preview(k.value(), 60), it->second->file_stem()));
+  }
+  for (const auto& [key, r] : disk)
+    if (!seen.count(key)) c.problem("summary.json", fmt::format("lacks run {} of runs/", r->file_stem()));
+}
+
+}  // namespace
+
+std::optional<long long> parse_utc(const std::string& s) {
+  if (s.size() != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z')
+    return std::nullopt;
+  std::tm tm{};
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18})
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+  tm.tm_year = std::atoi(s.substr(0, 4).c_str()) - 1900;
+  tm.tm_mon = std::atoi(s.substr(5, 2).c_str()) - 1;
+  tm.tm_mday = std::atoi(s.substr(8, 2).c_str());
+  tm.tm_hour = std::atoi(s.substr(11, 2).c_str());
+  tm.tm_min = std::atoi(s.substr(14, 2).c_str());
+  tm.tm_sec = std::atoi(s.substr(17, 2).c_str());
+  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+    return std::nullopt;
+  const int mday = tm.tm_mday;
+  const long long t = static_cast<long long>(timegm(&tm));
+  if (tm.tm_mday != mday) return std::nullopt;  // 2026-02-30 normalised to March
+  return t;
+}
+
+CheckResult check_result_folder(const std::string& dir) {
+  CheckResult out;
+  std::optional<Folder> f;
+  try {
+    f.emplace(dir);
+    if (!f->exists("machine.json") && !f->exists("runs") && !f->exists("scenario.json")) {
+      out.unreadable = true;
+      out.problems.push_back(fmt::format("{}: not a wmbench result folder (no machine.json, scenario.json or runs/)", dir));
+      return out;
+    }
+  } catch (const FileError& e) {
+    out.unreadable = true;
+    out.problems.push_back(e.what());
+    return out;
+  }
+  Ctx c{*f, out};
+  try {
+    check_listing(c);
+  } catch (const FileError& e) {
+    c.problem(e.what());
+  }
+  for (const char* need : {"machine.json", "scenario.json"})
+    if (!f->exists(need)) c.problem(need, "missing");
+  Report rep;
+  try {
+    rep = load_report(dir, "not run");
+  } catch (const FileError& e) {
+    c.problem(e.what());
+    return out;
+  }
+  out.notes.insert(out.notes.end(), rep.notes.begin(), rep.notes.end());
+  out.problems.insert(out.problems.end(), rep.problems.begin(), rep.problems.end());
+  out.runs = rep.runs.size();
+  std::set<std::string> cells;
+  int repeats = 1;
+  if (rep.scenario.is_object()) {
+    for (const auto& cell : rep.scenario["matrix"]) cells.insert(cell["label"].get<std::string>());
+    repeats = rep.scenario.value("repeats", 1);
+  }
+  std::map<std::pair<std::string, int>, std::string> cell_of;
+  std::map<int, std::string> index_of;
+  const std::string machine_device = rep.machine.is_object() ? rep.machine.value("device", "") : "";
+  for (const auto& r : rep.runs) {
+    const std::string rel = "runs/" + r.file_stem() + ".json";
+    if (!f->exists(rel))
+      c.problem(fmt::format("{}: a run file holds the record {} (index {}, label {}); its name should be {}.json",
+                            f->display("runs"), r.file_stem(), r.index, r.label, r.file_stem()));
+    if (auto [it, fresh] = cell_of.insert({{r.label, r.repeat}, r.file_stem()}); !fresh)
+      c.problem(rel, fmt::format("a second record of cell \"{}\" repeat {} (the first is {})", r.label, r.repeat, it->second));
+    if (auto [it, fresh] = index_of.insert({r.index, r.file_stem()}); !fresh)
+      c.problem(rel, fmt::format("index {} is also the index of {}", r.index, it->second));
+    if (!cells.empty() && !cells.count(r.label))
+      c.problem(rel, fmt::format("label \"{}\" is not a cell of scenario.json", r.label));
+    if (r.repeat > repeats) c.problem(rel, fmt::format("repeat {} but scenario.json plans {}", r.repeat, repeats));
+    if (!machine_device.empty() && !r.device.empty() && r.device != machine_device)
+      c.problem(rel, fmt::format("device \"{}\" but machine.json says \"{}\"", r.device, machine_device));
+    if (!r.trace.empty()) {
+      try {
+        auto st = f->stat(r.trace);
+        if (!st) c.out.notes.push_back(fmt::format("{}: its trace {} is missing", f->display(rel), r.trace));
+        else if (!S_ISREG(st->mode)) c.problem(rel, fmt::format("its trace {} is {}", r.trace, file_kind(st->mode)));
+      } catch (const FileError& e) {
+        c.problem(rel, std::string("its trace: ") + e.what());
+      }
+    }
+    check_numbers(c, rel, r, rep.machine);
+  }
+  if (rep.machine.is_object()) {
+    auto a = parse_utc(rep.machine.value("started_utc", "")), b = parse_utc(rep.machine.value("ended_utc", ""));
+    if (rep.machine.contains("started_utc") && !a) c.problem("machine.json", "started_utc is not a UTC time like 2026-11-29T19:16:55Z");
+    if (rep.machine.contains("ended_utc") && !b) c.problem("machine.json", "ended_utc is not a UTC time like 2026-11-29T19:16:55Z");
+    if (a && b && *b < *a) c.problem("machine.json", "ended_utc is before started_utc");
+  }
+  check_summary(c, rep);
+  check_tables(c, rep.runs, rep.not_run);
+  return out;
+}
+
+}  // namespace wmb

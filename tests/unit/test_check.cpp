@@ -1,0 +1,118 @@
+// `wmbench check`: every committed result folder passes; a tampered copy names each problem.
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "common/files.h"
+#include "common/units.h"
+#include "results/check.h"
+#include "results/report.h"
+
+using namespace wmb;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string all(const CheckResult& r) {
+  std::string s;
+  for (const auto& p : r.problems) s += p + "\n";
+  return s;
+}
+
+std::string copy_of(const std::string& src) {
+  char t[] = "/tmp/wmbench-check-XXXXXX";
+  const std::string d = std::string(::mkdtemp(t)) + "/f";
+  fs::copy(src, d, fs::copy_options::recursive);
+  return d;
+}
+
+const std::string kFolder = std::string(WMBENCH_SOURCE_DIR) + "/results/2026-11-29-mps-watermark";
+
+}  // namespace
+
+TEST(Check, EveryCommittedFolderPasses) {
+  int folders = 0;
+  for (const std::string root : {std::string(WMBENCH_SOURCE_DIR) + "/results"}) {
+    for (const auto& e : fs::directory_iterator(root)) {
+      if (!e.is_directory()) continue;
+      const CheckResult r = check_result_folder(e.path().string());
+      EXPECT_FALSE(r.unreadable) << e.path();
+      EXPECT_TRUE(r.problems.empty()) << e.path() << ":\n" << all(r);
+      EXPECT_GT(r.runs, 0u) << e.path();
+      ++folders;
+    }
+  }
+  EXPECT_GE(folders, 6);
+}
+
+// The chart tests' synthetic folders (tests/data/example-results, made by make_examples.py, not by
+// wmbench): one gives a cell its own "repeats", which no wmbench scenario can say; check names it.
+TEST(Check, TheSyntheticExampleWithPerCellRepeatsIsNamed) {
+  EXPECT_TRUE(check_result_folder(std::string(WMBENCH_TEST_DATA) + "/example-results/2026-10-13-mps-watermark").problems.empty());
+  const CheckResult r = check_result_folder(std::string(WMBENCH_TEST_DATA) + "/example-results/2026-11-01-mps-watermark");
+  ASSERT_EQ(r.problems.size(), 1u) << all(r);
+  EXPECT_NE(r.problems[0].find("key \"matrix[3].repeats\": unknown key"), std::string::npos) << all(r);
+}
+
+TEST(Check, ImplausibleNumbersAndInconsistentFilesAreEachNamed) {
+  const std::string d = copy_of(kFolder);
+  Folder f(d);
+  // held > cap and not a multiple of the step; swap peak below swap before; a date that is not one.
+  auto run = f.read_json("runs/01-default.json");
+  run["cap_bytes"] = 1 * GiB;
+  run["held_bytes"] = 2 * GiB + 5;
+  run["swap_peak_bytes"] = 0;
+  run["swap_before_bytes"] = 1 * MiB;
+  run["ended_utc"] = "yesterday";
+  f.write_json("runs/01-default.json", run);
+  // max allowed that is not HIGH x recommended max.
+  auto p = f.read_json("runs/04-high-0.8-low-0.8.json");
+  p["max_allowed_bytes"] = 3 * GiB;
+  f.write_json("runs/04-high-0.8-low-0.8.json", p);
+  // A second record of a cell, under another name.
+  auto dup = f.read_json("runs/02-high-0.0.json");
+  dup["index"] = 9;
+  f.write_json("runs/09-high-0.0.json", dup);
+  const CheckResult r = check_result_folder(d);
+  const std::string s = all(r);
+  EXPECT_TRUE(s.find("held_bytes 2147483653 exceeds cap_bytes 1073741824") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("is not a multiple of step_bytes") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("swap_peak_bytes 0 is below swap_before_bytes") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("ended_utc \"yesterday\"") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("max_allowed_bytes 3221225472 is not HIGH 0.8 x recommended max") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("a second record of cell \"high-0.0\"") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("summary.json: run 01-default: \"held_bytes\"") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("summary.json: run 02-high-0.0: \"index\" is 2 here but 9") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("results.csv: has 6 data rows; runs/ holds 7") != std::string::npos) << s;
+}
+
+TEST(Check, LinksFifosLeftoversAndForeignMachinesAreProblems) {
+  const std::string d = copy_of(kFolder);
+  ::unlink((d + "/summary.json").c_str());
+  ASSERT_EQ(::symlink("/etc/shadow", (d + "/summary.json").c_str()), 0);
+  ::mkfifo((d + "/runs/07-x.trace.jsonl").c_str(), 0644);
+  std::ofstream(d + "/runs/01-default.json.tmp.123.0") << "{";
+  std::ofstream(d + "/machine.json") << R"({"device": "mps-model", "ram_bytes": "lots"})";
+  const CheckResult r = check_result_folder(d);
+  const std::string s = all(r);
+  EXPECT_FALSE(r.unreadable);
+  EXPECT_TRUE(s.find("summary.json: a symbolic link") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("07-x.trace.jsonl: it is a FIFO") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("a half-written file") != std::string::npos) << s;
+  EXPECT_TRUE(s.find("machine.json: key \"ram_bytes\": value \"lots\"") != std::string::npos) << s;
+}
+
+TEST(Check, NotAFolderIsUnreadable) {
+  EXPECT_TRUE(check_result_folder("/nonexistent/folder").unreadable);
+  EXPECT_TRUE(check_result_folder("").unreadable);
+  char t[] = "/tmp/wmbench-check-XXXXXX";
+  EXPECT_TRUE(check_result_folder(::mkdtemp(t)).unreadable);
+  EXPECT_FALSE(parse_utc("2026-02-30T00:00:00Z"));
+  EXPECT_TRUE(parse_utc("2026-11-29T19:16:55Z"));
+}
