@@ -3,10 +3,14 @@
 # (Zig 0.11 from the npm registry), for aarch64-macos and in the C++ standard of CMakeLists.txt,
 #   1. compiles and LINKS the whole parent `wmbench` into build/cross-macos/wmbench and checks
 #      with `file` that it is an arm64 Mach-O executable;
-#   2. compiles every other translation unit that builds on macOS with -fsyntax-only: wmbench-fill
-#      (with device_mps.cpp), the unit and integration tests, wmbench-bench; the libtorch headers
-#      are Debian's (1.13), device_mps.cpp is checked against PyTorch 2.x's MPSHooksInterface
-#      declarations (scripts/cross-macos/torch-2x) at torch 2.4 and 2.11 (both version branches).
+#   2. compiles every other translation unit that builds on macOS with -fsyntax-only: the unit and
+#      integration tests in that standard; wmbench-fill (with device_mps.cpp) and wmbench-bench
+#      against Debian's libtorch 1.13 headers, which libc++ cannot compile as C++20 (ATen/core/List.h
+#      makes libc++'s constexpr std::vector destructor use the still incomplete c10::IValue), so
+#      those in C++17 for aarch64-macos, and device_mps.cpp once more with the host compiler in the
+#      real standard (the rest of the fill child is compiled in it by the Linux build itself);
+#      device_mps.cpp against PyTorch 2.x's MPSHooksInterface declarations
+#      (scripts/cross-macos/torch-2x) at torch 2.4 and 2.11 (both version branches).
 # Any error fails (exit 1). What this proves and does not: README.md, "What the cross-check proves".
 #
 #   bash scripts/cross-macos.sh            # as root on Debian: installs what is missing with apt
@@ -15,6 +19,7 @@
 # (default ${XDG_CACHE_HOME:-$HOME/.cache}/wmbench); Zig's own cache lives there too.
 # The source lists mirror CMakeLists.txt and tests/CMakeLists.txt (same folders, *_linux.cpp out).
 set -euo pipefail
+trap 'printf "cross-macos: error: command failed (exit %s) at line %s\n" "$?" "$LINENO" >&2' ERR
 
 say() { printf 'cross-macos: %s\n' "$*"; }
 die() { printf 'cross-macos: error: %s\n' "$*" >&2; exit 1; }
@@ -97,6 +102,7 @@ common=(-target "$target" "-std=c++$std" -Wall -Wextra -fno-color-diagnostics
         -DFMT_HEADER_ONLY=1 -DWMBENCH_HAVE_FILL=1)
 core_defs=("-DWMBENCH_SOURCE_DIR_DEFAULT=\"/usr/local/share/wmbench\"")
 torch=(-isystem /usr/include/torch/csrc/api/include -Wno-unused-parameter)
+torch_std=17  # the newest standard in which libc++ compiles libtorch 1.13's headers (see the top)
 tests_defs=("-DWMBENCH_TEST_DATA=\"/tmp/data\"" "-DWMBENCH_SOURCE_DIR=\"/tmp/src\""
             "-DWMBENCH_BIN=\"/tmp/wmbench\"" "-DWMBENCH_FILL_BIN=\"/tmp/wmbench-fill\"")
 
@@ -172,23 +178,34 @@ say "build/cross-macos/wmbench: $kind"
 # 2. Everything else that builds on macOS: syntax only (no libtorch for macOS to link against here).
 say "syntax check: ${#fill[@]} fill, 2 x device_mps.cpp, ${#unit[@]} unit, ${#integ[@]} integration, ${#bench[@]} bench sources"
 for s in "${fill[@]}"; do
-  spawn "$(logname "$s")" "${common[@]}" "${torch[@]}" -fsyntax-only "$root/$s"
+  spawn "$(logname "$s")" "${common[@]}" "-std=c++$torch_std" "${torch[@]}" -fsyntax-only "$root/$s"
 done
 for v in 2.4 2.11; do
-  spawn "device_mps-torch-$v" "${common[@]}" -isystem "$root/scripts/cross-macos/torch-$v" \
+  spawn "device_mps-torch-$v" "${common[@]}" "-std=c++$torch_std" -isystem "$root/scripts/cross-macos/torch-$v" \
     -isystem "$root/scripts/cross-macos/torch-2x" "${torch[@]}" -fsyntax-only "$root/harness/fill/device_mps.cpp"
 done
 for s in "${unit[@]}" "${integ[@]}"; do
   spawn "$(logname "$s")" "${common[@]}" "${tests_defs[@]}" -fsyntax-only "$root/$s"
 done
 for s in "${bench[@]}"; do
-  spawn "$(logname "$s")" "${common[@]}" "${torch[@]}" -fsyntax-only "$root/$s"
+  spawn "$(logname "$s")" "${common[@]}" "-std=c++$torch_std" "${torch[@]}" -fsyntax-only "$root/$s"
 done
 drain
 ((failed == 0)) || die "$failed translation unit(s) failed the aarch64-macos syntax check"
 
+# device_mps.cpp in the real standard, with the host's compiler (libstdc++ compiles 1.13's headers
+# as C++20) and the same 2.x stand-ins; -Werror: its code must be clean.
+host_cxx="${CXX:-c++}"
+command -v "$host_cxx" >/dev/null 2>&1 || die "no host C++ compiler ($host_cxx) for device_mps.cpp in C++$std"
+for v in 2.4 2.11; do
+  "$host_cxx" "-std=c++$std" -Wall -Wextra -Werror -Wno-unused-parameter -I "$root/harness" -I "$out/generated" \
+    -isystem "$root/scripts/cross-macos/torch-$v" -isystem "$root/scripts/cross-macos/torch-2x" \
+    -isystem /usr/include/torch/csrc/api/include -fsyntax-only "$root/harness/fill/device_mps.cpp" ||
+    die "device_mps.cpp (torch $v stand-ins) is not valid C++$std for $host_cxx"
+done
+
 # device_mps.cpp against the real 1.13 header must stop at its #error, as intended.
-if "$zig" c++ "${common[@]}" -isystem "$root/scripts/cross-macos/torch-2x" "${torch[@]}" -fsyntax-only \
+if "$zig" c++ "${common[@]}" "-std=c++$torch_std" -isystem "$root/scripts/cross-macos/torch-2x" "${torch[@]}" -fsyntax-only \
      "$root/harness/fill/device_mps.cpp" >"$out/log/device_mps-torch-1.13.log" 2>&1; then
   die "device_mps.cpp compiled against libtorch 1.13's version header; its #error (torch 2.0 needed) is gone"
 fi
@@ -197,3 +214,4 @@ grep -q 'needs libtorch 2.0 or newer' "$out/log/device_mps-torch-1.13.log" ||
 
 total=$(( ${#core[@]} + ${#cli[@]} + ${#fill[@]} + 2 + ${#unit[@]} + ${#integ[@]} + ${#bench[@]} ))
 say "ok: wmbench linked for $target; $total translation units compiled for $target, 0 errors"
+say "  (C++$std, except the $(( ${#fill[@]} + 2 + ${#bench[@]} )) that include libtorch 1.13: C++$torch_std there; device_mps.cpp also C++$std with $host_cxx)"
