@@ -12,6 +12,10 @@
 const fs = require("fs");
 const path = require("path");
 
+// Go's wasm_exec.js needs globalThis.crypto, which Node 18 (Debian 12's nodejs) does not set
+// without a flag; Node's own WebCrypto is the same interface.
+if (!globalThis.crypto) globalThis.crypto = require("crypto").webcrypto;
+
 const NEWER_THAN_LINTER = new Set(["macos-26", "macos-26-xlarge", "macos-26-intel", "macos-26-large"]);
 
 function isKnownNewLabel(r) {
