@@ -10,8 +10,9 @@
 //   iogpu.wired_limit_mb   integer from the IOGPU kernel extension (not in xnu, not documented by
 //                          Apple): the GPU wired-memory limit in MB, 0 = the system's default;
 //                          users raise it with `sudo sysctl iogpu.wired_limit_mb=N` (resets at
-//                          boot) and Metal's recommendedMaxWorkingSetSize follows it. Absent
-//                          before macOS 14 (older releases had debug.iogpu.wired_limit).
+//                          boot); public tools report that Metal's recommended working set
+//                          follows it, and that macOS 13 and older had debug.iogpu.wired_limit
+//                          instead (then this reads null).
 #include <errno.h>
 #include <mach-o/dyld.h>
 #include <sys/sysctl.h>
