@@ -4,11 +4,14 @@
 #   bash scripts/setup-macos.sh
 #
 # Installs with Homebrew only what is missing: cmake, ninja, cli11, nlohmann-json,
-# google-benchmark, googletest, fmt. The libtorch is, in this order:
-#   1. the one inside a PyTorch (2.0 or newer) that `python3` already imports
-#      (`torch.utils.cmake_prefix_path`, i.e. .../site-packages/torch/share/cmake), or
-#   2. Homebrew's `pytorch` formula (built with MPS; it links its C++ API into its prefix, so
-#      `$(brew --prefix pytorch)/share/cmake/Torch/TorchConfig.cmake` is what CMake finds).
+# google-benchmark, googletest, fmt. The libtorch (2.0 or newer), chosen by WMBENCH_TORCH:
+#   auto (default): the torch that `python3` already imports, if it is 2.0+ with its CMake files
+#       (`torch.utils.cmake_prefix_path`, i.e. .../site-packages/torch/share/cmake); otherwise as pip:
+#   pip: torch from pip in a virtual environment inside the checkout, .venv (WMBENCH_VENV to move
+#       it), made with python3 if it is 3.10+ (current torch wheels need it), else with
+#       WMBENCH_PYTHON or Homebrew's python3; torch as scripts/requirements-macos.txt says;
+#   brew: Homebrew's `pytorch` formula (built with MPS; where Homebrew has no bottle for this macOS
+#       it builds from source, which takes hours), `$(brew --prefix pytorch)` as the CMake prefix.
 # It prints which one it used and, last, a line
 #   WMBENCH_CMAKE_PREFIX_PATH=<torch prefix>;<homebrew prefix>
 # whose value it also writes to build/.torch-prefix (one line, nothing else), for
@@ -31,7 +34,7 @@ if [[ "$(uname -m)" != arm64 ]]; then
   say "warning: this Mac is $(uname -m), not Apple silicon (arm64); the mps device may be unavailable"
 fi
 
-# A C++17 compiler comes with the Xcode Command Line Tools.
+# A C++20 compiler (Apple clang) comes with the Xcode Command Line Tools.
 if ! xcode-select -p >/dev/null 2>&1; then
   die "the Xcode Command Line Tools are missing: run 'xcode-select --install', then run this script again"
 fi
@@ -60,24 +63,71 @@ if ((${#missing[@]})); then
 fi
 
 # The libtorch.
+# torch_of PYTHON: prints "<version>\n<torch.utils.cmake_prefix_path>" when PYTHON imports a torch
+# 2.0+ whose Torch/TorchConfig.cmake is there; fails (quietly) otherwise.
+torch_of() {
+  local out version prefix
+  out="$("$1" -c 'import torch, torch.utils; print(torch.__version__); print(torch.utils.cmake_prefix_path)' 2>/dev/null)" || return 1
+  version="$(printf '%s\n' "$out" | sed -n 1p)"
+  prefix="$(printf '%s\n' "$out" | sed -n 2p)"
+  [[ "${version%%.*}" =~ ^[0-9]+$ ]] && ((${version%%.*} >= 2)) && [[ -f "$prefix/Torch/TorchConfig.cmake" ]] || return 1
+  printf '%s\n%s\n' "$version" "$prefix"
+}
+# python_ok PYTHON: Python 3.10 or newer (what current torch wheels need).
+python_ok() { "$1" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' >/dev/null 2>&1; }
+
+torch_mode="${WMBENCH_TORCH:-auto}"
+case "$torch_mode" in auto|pip|brew) ;; *) die "WMBENCH_TORCH=$torch_mode: allowed are auto (default), pip, brew" ;; esac
+venv="${WMBENCH_VENV:-$repo_root/.venv}"
 torch_prefix=""
 torch_source=""
-if command -v python3 >/dev/null 2>&1 &&
-   py_out="$(python3 -c 'import torch, torch.utils; print(torch.__version__); print(torch.utils.cmake_prefix_path)' 2>/dev/null)"; then
-  py_version="$(printf '%s\n' "$py_out" | sed -n 1p)"
-  py_prefix="$(printf '%s\n' "$py_out" | sed -n 2p)"
-  if [[ "${py_version%%.*}" =~ ^[0-9]+$ ]] && ((${py_version%%.*} >= 2)) && [[ -f "$py_prefix/Torch/TorchConfig.cmake" ]]; then
-    torch_prefix="$py_prefix"
-    torch_source="the PyTorch $py_version that $(command -v python3) imports"
+
+if [[ "$torch_mode" == auto ]] && command -v python3 >/dev/null 2>&1; then
+  if found="$(torch_of python3)"; then
+    torch_prefix="$(printf '%s\n' "$found" | sed -n 2p)"
+    torch_source="the PyTorch $(printf '%s\n' "$found" | sed -n 1p) that $(command -v python3) imports"
   else
-    say "python3 imports torch $py_version at $py_prefix, but wmbench needs 2.0 or newer with Torch/TorchConfig.cmake; using Homebrew's pytorch instead"
+    say "$(command -v python3) imports no torch 2.0+ (with its CMake files); using pip torch in $venv"
   fi
 fi
-if [[ -z "$torch_prefix" ]]; then
+
+if [[ -z "$torch_prefix" && "$torch_mode" != brew ]]; then
+  if [[ -x "$venv/bin/python" ]] && found="$(torch_of "$venv/bin/python")"; then
+    say "have torch $(printf '%s\n' "$found" | sed -n 1p) in $venv"
+  else
+    base="${WMBENCH_PYTHON:-}"
+    if [[ -z "$base" ]]; then
+      if command -v python3 >/dev/null 2>&1 && python_ok python3; then
+        base="$(command -v python3)"
+      else
+        # The Command Line Tools' /usr/bin/python3 is 3.9: too old for current torch wheels.
+        if [[ ! -x "$brew_prefix/bin/python3" ]] || ! python_ok "$brew_prefix/bin/python3"; then
+          say "installing Homebrew's python3 (python3 here is older than 3.10)"
+          brew install python3
+        fi
+        base="$brew_prefix/bin/python3"
+      fi
+    fi
+    python_ok "$base" || die "$base is older than Python 3.10; set WMBENCH_PYTHON to a Python 3.10+"
+    if [[ ! -x "$venv/bin/python" ]]; then
+      say "making a virtual environment $venv with $base ($("$base" --version 2>&1))"
+      "$base" -m venv "$venv"
+    fi
+    say "installing torch with pip into $venv (about 1 GB the first time)"
+    "$venv/bin/python" -m pip install --disable-pip-version-check --quiet --upgrade pip
+    "$venv/bin/python" -m pip install --disable-pip-version-check --upgrade -r "$repo_root/scripts/requirements-macos.txt"
+    found="$(torch_of "$venv/bin/python")" ||
+      die "pip installed torch into $venv, but it has no torch 2.0+ with Torch/TorchConfig.cmake: see '$venv/bin/python -m pip show torch'"
+  fi
+  torch_prefix="$(printf '%s\n' "$found" | sed -n 2p)"
+  torch_source="pip's torch $(printf '%s\n' "$found" | sed -n 1p) in $venv"
+fi
+
+if [[ -z "$torch_prefix" ]]; then  # WMBENCH_TORCH=brew
   if brew list --formula --versions pytorch >/dev/null 2>&1; then
     say "have pytorch ($(brew list --formula --versions pytorch))"
   else
-    say "installing Homebrew's pytorch (large; takes a while)"
+    say "installing Homebrew's pytorch (where Homebrew has no bottle for this macOS it builds PyTorch from source: hours)"
     brew install pytorch
   fi
   torch_prefix="$(brew --prefix pytorch)"

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "common/machine_json.h"
 #include "common/platform.h"
 #include "common/units.h"
 #include "mpsmodel/macos_memory.h"
@@ -18,6 +19,20 @@
 namespace wmb::cli {
 namespace {
 
+void print_mac_facts(const MacFacts& m) {
+  std::cout << fmt::format("macOS        {} ({}), {}\n", m.product_version, m.build_version, m.hw_model);
+  std::cout << fmt::format("Metal        {}{}\n", m.metal_device.empty() ? "no device" : m.metal_device,
+                           m.metal_device_virtual ? "  (a virtual machine's paravirtual GPU: results describe the VM, not a Mac)" : "");
+  if (!m.iogpu_wired_limit_mb)
+    std::cout << "GPU wired    iogpu.wired_limit_mb unreadable on this macOS\n";
+  else if (*m.iogpu_wired_limit_mb == 0)
+    std::cout << "GPU wired    iogpu.wired_limit_mb = 0 (the system default)\n";
+  else
+    std::cout << fmt::format("GPU wired    iogpu.wired_limit_mb = {} MB (raised by hand with sysctl; Metal's recommended max follows it)\n",
+                             *m.iogpu_wired_limit_mb);
+  if (!m.notes.empty()) std::cout << fmt::format("mac notes    {}\n", m.notes);
+}
+
 int info_command(std::string device, bool json_out) {
 #ifdef __APPLE__
   if (device.empty()) device = "mps";
@@ -25,8 +40,8 @@ int info_command(std::string device, bool json_out) {
   if (device.empty()) device = "cpu";
 #endif
   const MachineFacts f = machine_facts();
-  nlohmann::json j = {{"os", f.os}, {"os_version", f.os_version}, {"chip", f.chip}, {"ram_bytes", f.ram_bytes},
-                      {"cpus", f.cpus}, {"device", device}};
+  nlohmann::json j = machine_facts_json(f);
+  j["device"] = device;
   auto probe = make_platform_probe();
   try {
     auto m = probe->system();
@@ -89,7 +104,9 @@ int info_command(std::string device, bool json_out) {
     return kExitOk;
   }
   std::cout << fmt::format("machine      {} {} ({}), {} CPUs\n", f.os, f.os_version, f.chip, f.cpus);
-  std::cout << fmt::format("RAM          {}\n", format_size(f.ram_bytes));
+  std::cout << fmt::format("RAM          {}; pages of {} (swap-ins/outs are counted in pages)\n", format_size(f.ram_bytes),
+                           format_size(f.page_size_bytes));
+  if (f.mac) print_mac_facts(*f.mac);
   if (j.contains("swap_total_bytes"))
     std::cout << fmt::format("swap         {} used of {}; free level {:.1f} %\n", format_size(j["swap_used_bytes"]),
                              format_size(j["swap_total_bytes"]), j["free_level_pct"].get<double>());

