@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/machine_json.h"
+
 #include "common/units.h"
 #include "results/report.h"
 
@@ -122,6 +124,8 @@ class ReadmeMd : public Exporter {
     }
     if (m.contains("notes") && m["notes"].is_array())
       for (const auto& n : m["notes"]) out += "- " + n.get<std::string>() + "\n";
+    // A paravirtual Metal device (GitHub's macOS runners) is a VM, not a Mac's own GPU: say so.
+    if (const std::string vm = machine_vm_note(m); !vm.empty()) out += "- " + vm + "\n";
     out += "\n## Table\n\n";
     std::string table = make_table_exporter()->render(r);
     auto pos = table.find("| setting");

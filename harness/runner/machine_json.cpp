@@ -3,6 +3,7 @@
 
 #include "build_info.h"
 #include "common/files.h"
+#include "common/machine_json.h"
 #include "common/units.h"
 #include "runner/stages.h"
 #include "sandbox/sandbox.h"
@@ -42,13 +43,8 @@ nlohmann::json machine_json(const RunnerOptions& opts, const MachineFacts& facts
     swap_total = probe.system().swap_total;
   } catch (const ProbeError&) {
   }
-  machine.update({{"os", facts.os},
-                  {"os_version", facts.os_version},
-                  {"chip", facts.chip},
-                  {"cpus", facts.cpus},
-                  {"hostname", facts.hostname},
-                  {"ram_bytes", facts.ram_bytes},
-                  {"swap_total_bytes", swap_total},
+  machine.update(machine_facts_json(facts));
+  machine.update({{"swap_total_bytes", swap_total},
                   {"device", opts.scenario.device},
                   {"probe", probe.name()},
                   {"wmbench_version", WMBENCH_VERSION},
