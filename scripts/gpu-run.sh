@@ -14,8 +14,10 @@
 #     bench  ChildStart / PythonChildStart / Cuda benchmarks, JSON in OUT_DIR/bench-gpu.json
 # Build folder: /tmp/wmbench-gpu. Where the C++ packages (CLI11, nlohmann-json, fmt, google-benchmark,
 # googletest) are not installed, their headers and libraries in .deps/ are used (WMBENCH_DEPS_DIR):
-# copy them from a Debian machine (include/{nlohmann,CLI,fmt,benchmark,gtest,gmock},
-# lib/libbenchmark.so*, lib/x86_64-linux-gnu/{libgtest*,libgmock*,cmake/GTest}).
+# copy them from a Debian machine (include/{nlohmann,CLI,fmt,benchmark}, lib/libbenchmark.so*), and
+# googletest in a prefix of its own, gtest/include/{gtest,gmock} and
+# gtest/lib/x86_64-linux-gnu/{libgtest*,libgmock*,cmake/GTest}: its include folder then brings no
+# second copy of nlohmann's headers ahead of the one the library was compiled with.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:?usage: scripts/gpu-run.sh OUT_DIR [build,test,cuda,bench]}"
@@ -30,7 +32,7 @@ b=/tmp/wmbench-gpu
 export LD_LIBRARY_PATH="$root/.deps/lib:${LD_LIBRARY_PATH:-}"
 if has build; then
   gtest_dir=()
-  [[ -d "$root/.deps/lib/x86_64-linux-gnu/cmake/GTest" ]] && gtest_dir=(-DGTest_DIR="$root/.deps/lib/x86_64-linux-gnu/cmake/GTest")
+  [[ -d "$root/.deps/gtest/lib/x86_64-linux-gnu/cmake/GTest" ]] && gtest_dir=(-DGTest_DIR="$root/.deps/gtest/lib/x86_64-linux-gnu/cmake/GTest")
   cmake -S "$root" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$prefix" \
         -DWMBENCH_DEPS_DIR="$root/.deps" "${gtest_dir[@]}" -DWMBENCH_PYTHON=/nonexistent >"$out/configure.log" 2>&1 \
     || { tail -30 "$out/configure.log"; exit 1; }
