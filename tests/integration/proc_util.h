@@ -40,6 +40,41 @@ constexpr bool kUnderAsan = false;
 constexpr const char* kAsanNoRlimit = "built with AddressSanitizer, which reserves terabytes of address space: "
                                       "an address-space limit cannot be tested under it (the plain build tests it)";
 
+// The address space (VmSize) a fill child has mapped once it has said hello. An RLIMIT_AS test
+// gives the child this plus a fixed headroom, whatever libtorch it links: Debian's CPU libtorch
+// maps about 1 GiB before the first step, a CUDA build of torch 2.11 several GiB (under a flat
+// 2 GiB limit it cannot even load libcublasLt, seen on the H200 machine). `argv` is the child
+// with everything before its flags (the program, or python and the .py file). 0 if unknown.
+inline uint64_t vm_size_at_hello(std::vector<std::string> argv) {
+  for (const char* a : {"--device", "cpu", "--step", "1MiB", "--cap", "2MiB", "--step-delay", "30"}) argv.push_back(a);
+  std::vector<char*> av;
+  for (auto& a : argv) av.push_back(a.data());
+  av.push_back(nullptr);
+  int fds[2];
+  if (::pipe(fds) != 0) return 0;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    ::alarm(60);
+    ::execv(av[0], av.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string got;
+  char c;
+  while (got.find('\n') == std::string::npos && ::read(fds[0], &c, 1) == 1) got += c;  // the hello line
+  uint64_t vm = 0;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmSize:", 0) == 0) vm = std::stoull(line.substr(7)) * 1024;  // "VmSize:  123 kB"
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  ::close(fds[0]);
+  return vm;
+}
+
 struct Result {
   int status = -1;  // exit code, or 128+signal
   std::string out, err;
