@@ -124,7 +124,7 @@ Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe
   refuse_unsafe_fill(opts, p.sizes, probe);
   p.guard = guard_for_runs(opts.scenario, p.sizes);
   p.dir = result_folder(opts);
-  p.machine = machine_json(opts, facts, probe, *p.child, p.model, previous_machine(opts, p.dir));
+  p.machine = machine_json(opts, facts, probe, *p.child, p.model, p.sizes, previous_machine(opts, p.dir));
   try {
     write_json_atomic(p.dir + "/scenario.json", scenario_as_run(opts.scenario, plan, p.sizes));
     write_json_atomic(p.dir + "/machine.json", p.machine);
