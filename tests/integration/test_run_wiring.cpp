@@ -6,7 +6,8 @@
 //     model.unscaled_step_bytes, the child's tier_scale), without a sandbox;
 //   - the Python child refused for mps-model, and for a torch too old for mps, before any folder;
 //   - the watermark matrix on cpu with the C++ child and with the Python child: `wmbench compare`
-//     calls them equal and says the torch version strings differ for one build.
+//     calls them equal and says the torch version strings differ for one build; --resume keeps
+//     a folder's kind of child.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -180,6 +181,12 @@ TEST(CompareChildren, TheCpuMatrixWithBothChildrenIsEqual) {
   EXPECT_TRUE(mp.contains("torch_git_version")) << "the Python child's hello says it";
   EXPECT_NE(slurp(db + "/README.md").find("python child"), std::string::npos);
   EXPECT_NE(slurp(db + "/table.md").find("(python child)"), std::string::npos);
+
+  // A folder is one kind of child: resuming the Python child's folder with the native child is refused.
+  auto resume = run({WMBENCH_BIN, "run", "--resume", db, "--no-plots"}, opts());
+  EXPECT_EQ(resume.status, 2) << resume.out << resume.err;
+  EXPECT_NE(resume.err.find(std::string("resume it with --python ") + WMBENCH_TORCH_PYTHON), std::string::npos)
+      << resume.err;
 
   auto c = run({WMBENCH_BIN, "compare", da, db}, opts());
   EXPECT_EQ(c.status, 0) << c.out << c.err;
