@@ -12,6 +12,7 @@
 #include "mpsmodel/watermark.h"
 #include "probe/probe.h"
 #include "runner/child_info.h"
+#include "runner/run_error.h"
 #include "runner/runner.h"
 #include "sandbox/sandbox.h"
 #include "scenario/scenario.h"
@@ -33,7 +34,7 @@ void print_mac_facts(const MacFacts& m) {
   if (!m.notes.empty()) std::cout << fmt::format("mac notes    {}\n", m.notes);
 }
 
-int info_command(std::string device, bool json_out) {
+int info_command(std::string device, bool json_out, const std::string& python) {
 #ifdef __APPLE__
   if (device.empty()) device = "mps";
 #else
@@ -54,9 +55,15 @@ int info_command(std::string device, bool json_out) {
   }
   const SandboxSupport sup = sandbox_support(true);
   j["sandbox"] = sup.ok ? nlohmann::json(sup.kind) : nlohmann::json("unavailable: " + sup.why_not);
-  std::string herr;
-  const std::string fill = find_fill("");
-  auto hello = fetch_child_hello(fill, device, &herr);
+  ChildHello ch;
+  try {
+    ch = ask_child_hello(ChildChoice{"", python, device});  // --python, or $WMBENCH_PYTHON_CHILD, or wmbench-fill
+  } catch (const RunRefused& e) {
+    std::cerr << "wmbench info: " << e.what() << "\n";
+    return e.exit_code;
+  }
+  j["child"] = ch.child;
+  const auto& hello = ch.hello;
   std::optional<uint64_t> rec;
   if (hello) {
     j["torch_version"] = hello->value("torch_version", "");
@@ -64,7 +71,7 @@ int info_command(std::string device, bool json_out) {
     if ((*hello).contains("recommended_max_bytes") && (*hello)["recommended_max_bytes"].is_number())
       rec = (*hello)["recommended_max_bytes"].get<uint64_t>();
   } else {
-    j["torch_error"] = fmt::format("{} --device {}: {}", fill, device, herr);
+    j["torch_error"] = fmt::format("{} --device {}: {}", ch.program, device, ch.error);
   }
   bool modelled = false;
   if (!rec) {
@@ -135,10 +142,12 @@ int info_command(std::string device, bool json_out) {
 Registrar reg{Command{70, [](CLI::App& app, int& exit_code) {
   auto device = std::make_shared<std::string>();
   auto json_out = std::make_shared<bool>(false);
+  auto python = std::make_shared<std::string>();
   auto* c = app.add_subcommand("info", "This machine, its torch, and the limit each default setting gives");
   c->add_option("--device", *device, "Device to ask wmbench-fill about (mps on a Mac, cpu elsewhere)");
   c->add_flag("--json", *json_out, "One JSON object");
-  c->callback([device, json_out, &exit_code] { exit_code = info_command(*device, *json_out); });
+  c->add_option("--python", *python, "Ask the Python child under this interpreter (default: $WMBENCH_PYTHON_CHILD)");
+  c->callback([device, json_out, python, &exit_code] { exit_code = info_command(*device, *json_out, *python); });
 }}};
 
 }  // namespace

@@ -1,5 +1,5 @@
 // `wmbench predict [--ram SIZE] [--recommended-max SIZE] [--free SIZE] [--json] [--scenario FILE]
-//                  [--simulate] [--model-revision NAME]`:
+//                  [--simulate] [--model-revision NAME] [--python PYTHON]`:
 // what each watermark setting would do on this machine (or a Mac of --ram), before running
 // anything. This file only turns flags into inputs (the probe, MPS's own recommended max on a
 // Mac) and prints; the arithmetic and the step-by-step simulation are mpsmodel/predict.h.
@@ -21,6 +21,7 @@
 #include "mpsmodel/revision.h"
 #include "probe/probe.h"
 #include "runner/child_info.h"
+#include "runner/run_error.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
 
@@ -34,6 +35,7 @@ struct PredictArgs {
   std::string free;
   std::string scenario;
   std::string revision = "current";
+  std::string python;  // ask MPS through the Python child under it (default $WMBENCH_PYTHON_CHILD)
   bool json = false;
   bool simulate = false;
 };
@@ -76,20 +78,33 @@ MachineView gather(const PredictArgs& a, std::vector<std::string>& warnings) {
     v.recommended_source = "--recommended-max";
   }
 #ifdef __APPLE__
-  if (v.recommended_source.empty() && a.ram.empty()) {
-    // On a Mac, MPS says it: recommendedMaxWorkingSetSize, from the fill child's hello.
-    if (auto hello = wmb::fetch_child_hello("mps")) {
-      const auto it = hello->find("recommended_max_bytes");
-      if (it != hello->end() && it->is_number_unsigned() && it->get<uint64_t>() > 0) {
-        v.recommended_max = it->get<uint64_t>();
-        v.recommended_source = "MPS (wmbench-fill)";
+  constexpr bool on_a_mac = true;
+#else
+  constexpr bool on_a_mac = false;
+#endif
+  if (v.recommended_source.empty() && a.ram.empty() && (on_a_mac || !a.python.empty())) {
+    // MPS says it: recommendedMaxWorkingSetSize, from the fill child's hello (the same child
+    // `wmbench run` would start: --python, $WMBENCH_PYTHON_CHILD, or wmbench-fill).
+    std::string why;
+    try {
+      const wmb::ChildHello ch = wmb::ask_child_hello(wmb::ChildChoice{"", a.python, "mps"});
+      const nlohmann::json rec = ch.hello ? ch.hello->value("recommended_max_bytes", nlohmann::json()) : nlohmann::json();
+      if (rec.is_number_unsigned() && rec.get<uint64_t>() > 0) {
+        v.recommended_max = rec.get<uint64_t>();
+        v.recommended_source = fmt::format("MPS ({} child, {})", ch.child.value("kind", "?"), ch.program);
+      } else {
+        why = ch.hello ? "its hello has no recommended max (torch.mps.recommended_max_memory needs torch 2.5)" : ch.error;
       }
+    } catch (const wmb::RunRefused& e) {
+      if (!a.python.empty()) throw;  // an interpreter given explicitly that cannot be used: exit 2
+      why = e.what();
     }
     if (v.recommended_source.empty())
-      warnings.push_back("could not ask MPS for the recommended max (wmbench-fill --device mps --hello-only); "
-                         "using the estimate for this RAM");
+      warnings.push_back("could not ask MPS for the recommended max (the fill child with --device mps --hello-only: " +
+                         why + "); using the estimate for this RAM");
+  } else if (!a.python.empty()) {
+    warnings.push_back("--python is not asked: --ram or --recommended-max says the recommended max");
   }
-#endif
   if (v.recommended_source.empty()) {
     v.recommended_max = wmb::mpsmodel::recommended_max_for_ram(v.ram);
     v.recommended_source = fmt::format("estimate for {} RAM (mpsmodel/macos_memory.h)", wmb::format_size(v.ram));
@@ -160,6 +175,9 @@ int run_predict(const PredictArgs& a) {
   } catch (const wmb::UnitError& e) {
     std::cerr << "wmbench predict: " << e.what() << '\n';
     return wmb::cli::kExitUsage;
+  } catch (const wmb::RunRefused& e) {
+    std::cerr << "wmbench predict: " << e.what() << '\n';
+    return e.exit_code;
   }
   if (m.ram == 0) {
     std::cerr << "wmbench predict: cannot tell this machine's RAM; use --ram SIZE\n";
@@ -193,6 +211,9 @@ const wmb::cli::Registrar reg{wmb::cli::Command{50, [](CLI::App& app, int& exit_
   sub->add_option("--scenario", args->scenario, "Scenario file whose matrix cells to predict (default: built-in set)");
   sub->add_option("--model-revision", args->revision,
                   "PyTorch release the messages are modelled on: " + wmb::mpsmodel::revision_names() + " (default current)");
+  sub->add_option("--python", args->python,
+                  "Ask MPS for the recommended max through the Python child under this interpreter (a Mac; default "
+                  "$WMBENCH_PYTHON_CHILD, else wmbench-fill on a Mac)");
   sub->add_flag("--simulate", args->simulate,
                 "Also show each setting's fill simulated step by step (always with --scenario, always in --json)");
   sub->add_flag("--json", args->json, "Print one JSON object");

@@ -1,6 +1,7 @@
 // wmbench run [SCENARIO] [--out DIR] [--device D] [--only LABEL,...] [--repeat N] [--step SIZE]
 //             [--cap SIZE] [--timeout DURATION] [--fill PATH | --python PYTHON] [--ram-limit SIZE]
-//             [--resume DIR] [--force]
+//             [--model-revision NAME] [--resume DIR] [--force]
+// WMBENCH_PYTHON_CHILD=PYTHON is the default for --python (runner/child_spec.h).
 #include <iostream>
 
 #include <fmt/format.h>
@@ -8,7 +9,9 @@
 #include "cli/command.h"
 #include "common/files.h"
 #include "common/units.h"
+#include "mpsmodel/revision.h"
 #include "probe/probe.h"
+#include "runner/child_spec.h"
 #include "runner/main_job.h"
 #include "runner/run_input.h"
 #include "runner/runner.h"
@@ -19,7 +22,8 @@ namespace {
 struct RunArgs {
   std::string scenario;
   std::string out = "results";
-  std::string device, step, cap, timeout, fill, python, ram_limit, resume, swap_budget, recommended_max, model_mac_ram;
+  std::string device, step, cap, timeout, fill, python, ram_limit, resume, swap_budget, recommended_max, model_mac_ram,
+      model_revision;
   std::vector<std::string> only;
   int repeat = 0;
   bool force = false;
@@ -70,6 +74,8 @@ int run_command(const RunArgs& a) {
     const bool main_job = load_scenario_for(a, o, warnings);
     apply_overrides(a, o.scenario);
     if (main_job && a.device.empty()) choose_main_job(o, !a.cap.empty());
+    apply_model_revision(a.model_revision, o);
+    apply_python_child_default(o);
   } catch (const UnitError& e) {
     std::cerr << "wmbench run: " << e.what() << "\n";
     return kExitUsage;
@@ -104,10 +110,13 @@ Registrar reg{Command{10, [](CLI::App& app, int& exit_code) {
   c->add_option("--swap-budget", a->swap_budget, "Guard: stop a run when swap grew more than this");
   c->add_option("--fill", a->fill, "Path of wmbench-fill (e.g. one built against another libtorch)");
   c->add_option("--python", a->python,
-                "Run the Python child (wmbench_fill.py) under this interpreter, which must have torch, instead of wmbench-fill");
+                "Run the Python child (wmbench_fill.py) under this interpreter, which must have torch, instead of wmbench-fill "
+                "(default: $WMBENCH_PYTHON_CHILD, except for mps-model)");
   c->add_option("--ram-limit", a->ram_limit, "Linux: run each child in a memory cgroup of this size (needs root and swap)");
   c->add_option("--recommended-max", a->recommended_max, "mps-model: the modelled recommended max working set");
   c->add_option("--model-mac-ram", a->model_mac_ram, "mps-model: RAM of the Mac that is modelled (default 48GiB, the write-up's)");
+  c->add_option("--model-revision", a->model_revision,
+                "mps-model: the PyTorch release modelled: " + mpsmodel::revision_names() + " (default current; --resume keeps the folder's)");
   c->add_option("--resume", a->resume, "Finish an interrupted result folder: run only the cells not finished");
   c->add_flag("--force", a->force, "Allow a cpu fill whose cap exceeds the memory free now");
   c->add_flag("--no-plots", a->no_plots, "Do not draw charts at the end");

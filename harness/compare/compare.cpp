@@ -179,6 +179,10 @@ SideInfo side_info(const ResultFolder& f) {
   s.scenario = string_field(sum, "scenario");
   s.device = string_field(sum, "device", string_field(machine, "device", "?"));
   s.torch_version = string_field(machine, "torch_version", "?");
+  s.torch_library = string_field(machine, "torch_library");
+  // CONTRACTS.md: "child": {"kind": "native"|"python", ...}; folders made before ran the native child.
+  s.child = "native";
+  if (auto it = machine.find("child"); it != machine.end() && it->is_object()) s.child = string_field(*it, "kind", "?");
   const std::string os = string_field(machine, "os"), osv = string_field(machine, "os_version");
   s.os_version = os.empty() ? (osv.empty() ? "?" : osv) : (osv.empty() ? os : os + " " + osv);
   s.chip = string_field(machine, "chip", "?");
@@ -343,6 +347,50 @@ void judge(Row& row, double tol) {
 
 }  // namespace
 
+namespace {
+
+// "1.13.0" of "1.13.0", "1.13.0a0", "2.6.0.dev20250101+cpu": the release, without a pre-release,
+// dev or local suffix.
+std::string release_of(const std::string& v) {
+  size_t i = 0;
+  while (i < v.size() && (std::isdigit(static_cast<unsigned char>(v[i])) || v[i] == '.')) ++i;
+  std::string r = v.substr(0, i);
+  while (!r.empty() && r.back() == '.') r.pop_back();
+  return r;
+}
+
+// What the two torch version strings mean, said honestly. Debian's torch is one build seen two
+// ways: wmbench-fill prints the C++ headers' TORCH_VERSION ("1.13.0"), the Python child
+// torch.__version__ ("1.13.0a0"), both from /usr/lib/.../libtorch_cpu.so.1.13.0. The verdict stays
+// the numbers' either way.
+std::vector<std::string> torch_notes(const SideInfo& b, const SideInfo& n) {
+  std::vector<std::string> out;
+  if (b.child != n.child)
+    out.push_back(fmt::format("the fill children differ: base {} child, new {} child (same protocol; what differs is "
+                              "in README.md, \"Testing the torch your job uses\")",
+                              b.child, n.child));
+  if (b.torch_version == n.torch_version || b.torch_version == "?" || n.torch_version == "?") return out;
+  const bool same_library = !b.torch_library.empty() && b.torch_library == n.torch_library;
+  const std::string rb = release_of(b.torch_version), rn = release_of(n.torch_version);
+  if (same_library)
+    out.push_back(fmt::format("the torch builds report different version strings ({} vs {}) but both loaded {}: "
+                              "the same torch, not a different release{}",
+                              b.torch_version, n.torch_version, b.torch_library,
+                              b.child != n.child ? " (the native child says its C++ headers' version, the Python "
+                                                   "child torch.__version__)"
+                                                 : ""));
+  else if (!rb.empty() && rb == rn)
+    out.push_back(fmt::format("torch {} vs {}: the same release number, different builds ({} vs {})", b.torch_version,
+                              n.torch_version, b.torch_library.empty() ? "library unknown" : b.torch_library,
+                              n.torch_library.empty() ? "library unknown" : n.torch_library));
+  else
+    out.push_back(fmt::format("torch differs: {} vs {} (a comparison across torch releases)", b.torch_version,
+                              n.torch_version));
+  return out;
+}
+
+}  // namespace
+
 Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, double tolerance_pct) {
   if (!(tolerance_pct >= 0) || !std::isfinite(tolerance_pct)) {
     throw CompareError(fmt::format("tolerance {} %: must be a finite number >= 0", tolerance_pct));
@@ -360,6 +408,7 @@ Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, do
   }
   if (c.base.device != c.now.device) c.notes.push_back(fmt::format("devices differ: {} vs {}", c.base.device, c.now.device));
   if (c.base.chip != c.now.chip) c.notes.push_back(fmt::format("chips differ: {} vs {}", c.base.chip, c.now.chip));
+  for (auto& n : torch_notes(c.base, c.now)) c.notes.push_back(std::move(n));
   {
     auto ram = [](const ResultFolder& f) -> std::optional<uint64_t> {
       json m = json::object();
@@ -419,7 +468,8 @@ json opt(const std::optional<T>& v) {
 
 json side_json(const SideInfo& s) {
   return {{"folder", s.path},           {"scenario", s.scenario}, {"device", s.device},
-          {"torch_version", s.torch_version}, {"os_version", s.os_version}, {"chip", s.chip},
+          {"torch_version", s.torch_version}, {"torch_library", s.torch_library}, {"child", s.child},
+          {"os_version", s.os_version}, {"chip", s.chip},
           {"date", s.date},             {"runs", s.runs},         {"not_run", s.not_run}};
 }
 

@@ -48,6 +48,8 @@ struct SideInfo {
   std::string scenario;
   std::string device;
   std::string torch_version;  // "?" when unknown
+  std::string torch_library;  // machine.json torch_library; "" when unknown
+  std::string child;          // machine.json "child".kind: "native" (also folders without the key) or "python"
   std::string os_version;     // "macOS 14.4" (os + os_version) when both are known
   std::string chip;
   std::string date;           // YYYY-MM-DD of started_utc, or the folder name's date

@@ -132,10 +132,10 @@ std::string md_code(const std::string& s) { return "`" + md_escape(s) + "`"; }
 std::string format_text(const Comparison& c) {
   std::string out = fmt::format("wmbench compare: scenario \"{}\", tolerance {}\n\n", c.base.scenario,
                                 tol_text(c.tolerance_pct));
-  out += aligned({{"", "torch", "OS", "chip", "device", "date", "runs", "folder"},
-                  {"base", c.base.torch_version, c.base.os_version, c.base.chip, c.base.device, c.base.date,
-                   std::to_string(c.base.runs), c.base.path},
-                  {"new", c.now.torch_version, c.now.os_version, c.now.chip, c.now.device, c.now.date,
+  out += aligned({{"", "torch", "child", "OS", "chip", "device", "date", "runs", "folder"},
+                  {"base", c.base.torch_version, c.base.child, c.base.os_version, c.base.chip, c.base.device,
+                   c.base.date, std::to_string(c.base.runs), c.base.path},
+                  {"new", c.now.torch_version, c.now.child, c.now.os_version, c.now.chip, c.now.device, c.now.date,
                    std::to_string(c.now.runs), c.now.path}},
                  false);
   for (const auto& n : c.notes) out += "note: " + n + "\n";
@@ -161,6 +161,7 @@ std::string format_markdown(const Comparison& c) {
     out += fmt::format("| {} | {} | {} |\n", what, md_escape(b), md_escape(n));
   };
   line("torch", c.base.torch_version, c.now.torch_version);
+  line("child", c.base.child, c.now.child);
   line("OS", c.base.os_version, c.now.os_version);
   line("chip", c.base.chip, c.now.chip);
   line("device", c.base.device, c.now.device);

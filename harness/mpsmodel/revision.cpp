@@ -24,6 +24,12 @@ std::string revision_names() {
   return s;
 }
 
+std::string revision_in_words(const std::string& name) {
+  for (const auto& r : revisions())
+    if (r.name == name) return "PyTorch revision `" + r.name + "` (" + r.releases + ")";
+  return "PyTorch revision `" + name + "` (not one wmbench knows)";
+}
+
 const Revision& find_revision(const std::string& name) {
   for (const auto& r : revisions())
     if (r.name == name) return r;

@@ -42,6 +42,9 @@ const Revision& find_revision(const std::string& name);
 const Revision& current_revision();
 // "current, private-pool, legacy"
 std::string revision_names();
+// For captions: "PyTorch revision `legacy` (PyTorch 2.0 to ~2.6)"; a name wmbench does not know
+// is said as such (it comes from a machine.json).
+std::string revision_in_words(const std::string& name);
 
 // PyTorch's format_size in that revision's units ("18.72 GiB" or "18.72 GB").
 std::string format_size_for(const Revision& rev, uint64_t bytes);

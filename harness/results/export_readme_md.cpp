@@ -8,6 +8,7 @@
 #include "common/machine_json.h"
 
 #include "common/units.h"
+#include "mpsmodel/revision.h"
 #include "results/report.h"
 
 namespace wmb {
@@ -121,6 +122,13 @@ class ReadmeMd : public Exporter {
       out += fmt::format("- Step {}, cap {}, guard swap budget {}\n", gib(z.value("step_bytes", uint64_t{0})),
                          z.contains("cap_bytes") && z["cap_bytes"].is_number() ? gib(z["cap_bytes"].get<uint64_t>()) : "none",
                          gib(z.value("swap_budget_bytes", uint64_t{0})));
+    }
+    if (m.contains("model") && m["model"].is_object()) {
+      const auto rev = m["model"].find("revision");
+      out += "- Device mps-model: a model of a Mac's MPS allocator, " +
+             (rev != m["model"].end() && rev->is_string() ? mpsmodel::revision_in_words(rev->get<std::string>())
+                                                          : std::string("PyTorch revision not recorded")) +
+             "\n";
     }
     if (m.contains("notes") && m["notes"].is_array())
       for (const auto& n : m["notes"]) out += "- " + n.get<std::string>() + "\n";

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "mpsmodel/revision.h"
 #include "results/report.h"
 
 namespace wmb {
@@ -43,6 +44,13 @@ std::string child_kind(const nlohmann::json& m) {
   return "native";
 }
 
+// machine.json "model.revision" in words; folders made before revisions were modelled have none.
+std::string model_revision_text(const nlohmann::json& model) {
+  const auto it = model.find("revision");
+  return it != model.end() && it->is_string() ? mpsmodel::revision_in_words(it->get<std::string>())
+                                              : "PyTorch revision not recorded";
+}
+
 std::string opt_gib(const std::optional<uint64_t>& v) { return v ? gib(*v) : "-"; }
 
 uint64_t median(std::vector<uint64_t> v) {
@@ -75,7 +83,8 @@ class TableMd : public Exporter {
       out += fmt::format("Runs in a Linux memory sandbox of {} ({}).\n",
                          gib(m["sandbox"].value("ram_limit_bytes", uint64_t{0})), m["sandbox"].value("kind", ""));
     if (m.contains("model") && m["model"].is_object())
-      out += fmt::format("**This is a model of a Mac** (device mps-model): {}\n", m["model"].value("note", ""));
+      out += fmt::format("**This is a model of a Mac** (device mps-model, {}): {}\n", model_revision_text(m["model"]),
+                         m["model"].value("note", ""));
     if (cuda) {
       out += "\n| setting | who stopped | tensors held | swap during the run | max allowed | device allocated | "
              "device reserved | peak host footprint |\n";

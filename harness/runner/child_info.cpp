@@ -1,52 +1,59 @@
 #include "runner/child_info.h"
 
-#include <unistd.h>
+#include <fmt/format.h>
 
-#include "runner/runner.h"
+#include "runner/run_error.h"
+#include "runner/short_command.h"
 #include "spawn/process.h"
 
 namespace wmb {
 
-std::optional<nlohmann::json> fetch_child_hello(const std::string& fill_path, const std::string& device,
-                                                std::string* error) {
-  SpawnOptions so;
-  so.argv = {fill_path, "--device", device, "--step", "4MiB", "--hello-only"};
-  so.env = current_environment();
-  so.capture_stdout = true;
-  so.stderr_path = "/dev/null";
-  Child c;
-  try {
-    c = spawn_child(so);
-  } catch (const SpawnError& e) {
-    if (error) *error = e.what();
+std::optional<nlohmann::json> fetch_child_hello(const FillChild& child, const std::string& device,
+                                                double timeout_s, std::string* error) {
+  const CommandOutput r = run_short_command(child.argv({"--device", device, "--step", "4MiB", "--hello-only"}),
+                                            timeout_s, "/dev/null", child.environment(current_environment(), {}));
+  if (!r.started) {
+    if (error) *error = child.cannot_start(r.start_error);
     return std::nullopt;
   }
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(c.stdout_fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0) text.append(buf, static_cast<size_t>(n));
-  ::close(c.stdout_fd);
-  reap(c.pid);
   size_t start = 0;
-  std::optional<nlohmann::json> last_error;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-    start = nl == std::string::npos ? text.size() : nl + 1;
+  std::optional<std::string> last_error;
+  while (start < r.out.size()) {
+    size_t nl = r.out.find('\n', start);
+    std::string line = r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    start = nl == std::string::npos ? r.out.size() : nl + 1;
     try {
       auto j = nlohmann::json::parse(line);
-      if (j.value("type", "") == "hello") return j;
-      if (j.value("type", "") == "error") last_error = j;
+      if (!j.is_object()) continue;
+      const auto type = j.find("type");
+      if (type == j.end() || !type->is_string()) continue;
+      if (*type == "hello") return j;
+      const auto text = j.find("text");
+      if (*type == "error" && text != j.end() && text->is_string()) last_error = text->get<std::string>();
     } catch (const nlohmann::json::exception&) {
     }
   }
-  if (error) *error = last_error ? last_error->value("text", "no hello") : "wmbench-fill said no hello";
+  if (error) *error = last_error ? *last_error : fmt::format("no hello line ({})", r.ok() ? "exit 0" : r.failure());
   return std::nullopt;
 }
 
+ChildHello ask_child_hello(ChildChoice choice, double timeout_s) {
+  ChildHello h;
+  if (const std::string note = apply_python_child_default(choice); !note.empty()) h.notes.push_back(note);
+  const auto child = choose_fill_child(choice);
+  h.child = child->describe();
+  h.program = child->program();
+  h.hello = fetch_child_hello(*child, choice.device, timeout_s, &h.error);
+  return h;
+}
+
 std::optional<nlohmann::json> fetch_child_hello(const std::string& device) {
-  return fetch_child_hello(find_fill(""), device, nullptr);
+  try {
+    const auto child = choose_fill_child(ChildChoice{"", "", device});
+    return fetch_child_hello(*child, device, 120, nullptr);
+  } catch (const RunRefused&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace wmb

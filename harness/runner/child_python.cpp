@@ -1,6 +1,7 @@
 #include "runner/child_python.h"
 
 #include <cctype>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -57,14 +58,56 @@ class PythonFillChild final : public FillChild {
   std::string script_;
 };
 
+// The probe: Python's version, torch's, what the mps device needs, torch's file. One line each.
+constexpr const char* kProbe =
+    "import sys; print(sys.version.split()[0]); import torch; print(torch.__version__); "
+    "b = getattr(getattr(torch, 'backends', None), 'mps', None); m = getattr(torch, 'mps', None); "
+    "print('mps', int(b is not None), int(m is not None and hasattr(m, 'current_allocated_memory'))); "
+    "print(getattr(torch, '__file__', None) or '')";
+
+// The leading integer of "2.5.0", "1.13.0a0", "2.6.0.dev20250101+cpu"; nullopt when none.
+std::optional<int> major_of(const std::string& v) {
+  int n = 0;
+  size_t i = 0;
+  for (; i < v.size() && i < 6 && std::isdigit(static_cast<unsigned char>(v[i])); ++i) n = n * 10 + (v[i] - '0');
+  if (i == 0) return std::nullopt;
+  return n;
+}
+
+void read_capabilities(PythonFacts& f, const std::vector<std::string>& lines) {
+  if (lines.size() >= 3 && lines[2].size() == 7 && lines[2].compare(0, 4, "mps ") == 0) {
+    f.has_backends_mps = lines[2][4] == '1';
+    f.has_torch_mps = lines[2][6] == '1';
+  }
+  if (lines.size() >= 4 && lines[3].size() < 4096) f.torch_file = lines[3];
+}
+
 }  // namespace
+
+std::string torch_too_old_for(const PythonFacts& f, const std::string& device) {
+  if (device != "mps") return "";
+  const auto major = major_of(f.torch_version);
+  if ((major && *major < 2) || !f.has_backends_mps || !f.has_torch_mps)
+    return fmt::format("device mps needs torch 2.0 or newer with torch.backends.mps and torch.mps "
+                       "(current_allocated_memory); found torch {}{}: torch.backends.mps {}, torch.mps {}",
+                       f.torch_version, f.torch_file.empty() ? "" : " (" + f.torch_file + ")",
+                       f.has_backends_mps ? "present" : "missing",
+                       f.has_torch_mps ? "present" : "missing or without current_allocated_memory");
+  return "";
+}
+
+PythonFacts probe_python(const std::string& python, const std::string& device, double timeout_s) {
+  PythonFacts f = probe_python(python, timeout_s);
+  const std::string why = torch_too_old_for(f, device);
+  if (!why.empty()) throw RunRefused(fmt::format("--python {}: {}; give an interpreter with a newer torch", python, why));
+  return f;
+}
 
 PythonFacts probe_python(const std::string& python, double timeout_s) {
   PythonFacts f;
   f.path = find_on_path(python);
   if (f.path.empty()) throw RunRefused(fmt::format("--python {}: no such program on PATH", python));
-  const CommandOutput r = run_short_command(
-      {f.path, "-c", "import sys; print(sys.version.split()[0]); import torch; print(torch.__version__)"}, timeout_s);
+  const CommandOutput r = run_short_command({f.path, "-c", kProbe}, timeout_s);
   const auto lines = lines_of(r.out);
   if (!r.started) throw RunRefused(fmt::format("--python {}: cannot run it: {}", python, r.start_error));
   if (r.timed_out)
@@ -78,11 +121,12 @@ PythonFacts probe_python(const std::string& python, double timeout_s) {
                                  "PyTorch installed",
                                  python, f.version, r.failure()));
   f.torch_version = lines[1];
+  read_capabilities(f, lines);
   return f;
 }
 
-std::unique_ptr<FillChild> python_fill_child(const std::string& python) {
-  PythonFacts py = probe_python(python, kProbeTimeout);
+std::unique_ptr<FillChild> python_fill_child(const std::string& python, const std::string& device) {
+  PythonFacts py = probe_python(python, device, kProbeTimeout);
   const std::string script = find_pyfill();
   if (script.empty())
     throw RunRefused("--python: wmbench_fill.py was not found next to wmbench (build/wmbench_fill.py) nor in the "

@@ -1,5 +1,7 @@
 #include "runner/child_spec.h"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "runner/run_error.h"
@@ -14,7 +16,8 @@ std::map<std::string, std::string> FillChild::environment(const std::map<std::st
 }
 
 std::vector<std::string> fill_flags(const Scenario& sc, const ResolvedSizes& sizes, const std::string& data,
-                                    const std::optional<mpsmodel::ModelledMac>& model) {
+                                    const std::optional<mpsmodel::ModelledMac>& model,
+                                    const std::string& model_revision) {
   std::vector<std::string> f = {"--device", sc.device, "--step", std::to_string(sizes.step), "--data", data};
   if (sizes.cap) f.insert(f.end(), {"--cap", std::to_string(*sizes.cap)});
   if (sc.program != "fill") f.insert(f.end(), {"--program", sc.program});
@@ -22,15 +25,41 @@ std::vector<std::string> fill_flags(const Scenario& sc, const ResolvedSizes& siz
   if (sizes.offload_size) f.insert(f.end(), {"--offload-size", std::to_string(*sizes.offload_size)});
   if (model) {
     f.insert(f.end(), {"--recommended-max", std::to_string(model->recommended_max), "--model-ram",
-                       std::to_string(model->model_ram)});
+                       std::to_string(model->model_ram), "--model-revision", model_revision});
+    if (sizes.step_shrunk && sizes.unscaled_step > sizes.step)
+      f.insert(f.end(), {"--model-unscaled-step", std::to_string(sizes.unscaled_step)});
   }
   return f;
 }
 
+std::unique_ptr<FillChild> choose_fill_child(const ChildChoice& c) {
+  if (!c.python.empty() && !c.fill_path.empty())
+    throw RunRefused("give --fill (the native child) or --python (the Python child), not both");
+  if (c.python.empty()) return native_fill_child(c.fill_path);
+  if (c.device == "mps-model")
+    throw RunRefused("--python: device mps-model is the C++ child's model of the MPS allocator (wmbench-fill); "
+                     "the Python child runs mps, cuda and cpu. Run mps-model without --python, or give another --device.");
+  return python_fill_child(c.python, c.device);
+}
+
+std::string apply_python_child_default(ChildChoice& c) {
+  const char* env = std::getenv(kPythonChildEnv);
+  if (!env || !*env || !c.python.empty() || !c.fill_path.empty()) return "";
+  if (c.device == "mps-model")
+    return fmt::format("{} is set, but device mps-model is the native child's model: wmbench-fill runs", kPythonChildEnv);
+  c.python = env;
+  return fmt::format("the Python child under {} (from {})", c.python, kPythonChildEnv);
+}
+
+void apply_python_child_default(RunnerOptions& o) {
+  ChildChoice c{o.fill_path, o.python, o.scenario.device};
+  const std::string note = apply_python_child_default(c);
+  o.python = c.python;
+  if (!note.empty()) o.notes.push_back(note);
+}
+
 std::unique_ptr<FillChild> choose_fill_child(const RunnerOptions& opts) {
-  if (opts.python.empty()) return native_fill_child(opts.fill_path);
-  if (!opts.fill_path.empty()) throw RunRefused("give --fill (the native child) or --python (the Python child), not both");
-  return python_fill_child(opts.python);
+  return choose_fill_child(ChildChoice{opts.fill_path, opts.python, opts.scenario.device});
 }
 
 }  // namespace wmb

@@ -39,16 +39,42 @@ class FillChild {
   virtual std::string cannot_start(const std::string& why) const = 0;
 };
 
-// The fill protocol's flags for one run, the same for every kind of child.
+// The fill protocol's flags for one run, the same for every kind of child. With a model
+// (mps-model): --recommended-max, --model-ram, --model-revision `model_revision`, and, when the
+// step was shrunk to fit min_steps (the sandbox, or this machine standing for a scaled-down Mac),
+// --model-unscaled-step = the step as written (mps-watermark: 512 MiB), so that each small step
+// keeps the heap tier the unscaled step has on the Mac modelled (mpsmodel/heap_allocator.h,
+// ModelParams::tier_scale).
 std::vector<std::string> fill_flags(const Scenario& sc, const ResolvedSizes& sizes, const std::string& data,
-                                    const std::optional<mpsmodel::ModelledMac>& model);
+                                    const std::optional<mpsmodel::ModelledMac>& model,
+                                    const std::string& model_revision = "current");
 
-// --fill PATH (or found) for the native child, --python PYTHON for the Python one. Throws
-// RunRefused (exit 2) when the child cannot be used; nothing is written before.
+// Which child, for `run`, `info` and `predict` alike:
+//   --fill PATH          the native child at PATH
+//   --python PYTHON      the Python child under PYTHON (refused for mps-model: the model is the
+//                        C++ child's)
+//   neither              the native child, found (runner.h find_fill)
+// Throws RunRefused (exit 2) when the child cannot be used (a bad interpreter, no torch, a torch
+// too old for `device`, no wmbench_fill.py, no executable wmbench-fill); nothing is written before.
+struct ChildChoice {
+  std::string fill_path;  // --fill
+  std::string python;     // --python
+  std::string device;     // the scenario's device after overrides
+};
+std::unique_ptr<FillChild> choose_fill_child(const ChildChoice& choice);
 std::unique_ptr<FillChild> choose_fill_child(const RunnerOptions& opts);
 
-// The kinds (child_native.cpp, child_python.cpp).
+// The default for --python: WMBENCH_PYTHON_CHILD=PYTHON (not empty), when neither --fill nor
+// --python is given and the device is not mps-model (which stays with the native child). Sets
+// `c.python` and returns a note to say at the start ("" when the variable is not set).
+inline constexpr const char* kPythonChildEnv = "WMBENCH_PYTHON_CHILD";
+std::string apply_python_child_default(ChildChoice& c);
+// The same on the runner's options (o.python, and the note in o.notes).
+void apply_python_child_default(RunnerOptions& o);
+
+// The kinds (child_native.cpp, child_python.cpp). python_fill_child probes the interpreter for
+// `device` (child_python.h probe_python).
 std::unique_ptr<FillChild> native_fill_child(const std::string& explicit_path);
-std::unique_ptr<FillChild> python_fill_child(const std::string& python);
+std::unique_ptr<FillChild> python_fill_child(const std::string& python, const std::string& device = "cpu");
 
 }  // namespace wmb

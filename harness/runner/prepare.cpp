@@ -102,6 +102,27 @@ nlohmann::json previous_machine(const RunnerOptions& opts, const std::string& di
   return nlohmann::json::object();
 }
 
+// --resume: a folder is one kind of child (a comparison of children is two folders). The
+// interpreter recorded there is named, never run: it comes from a file.
+void refuse_other_child(const nlohmann::json& previous, const FillChild& child, const std::string& dir) {
+  const auto c = previous.find("child");
+  if (c == previous.end() || !c->is_object()) return;  // made before "child": the native child, or unreadable
+  const auto kind = c->find("kind");
+  if (kind == c->end() || !kind->is_string()) return;
+  const std::string was = kind->get<std::string>(), now = child.describe().value("kind", "");
+  if (was == now) return;
+  std::string how = "without --python";
+  if (was == "python") {
+    const auto py = c->find("python");
+    how = py != c->end() && py->is_object() && py->contains("path") && (*py)["path"].is_string()
+              ? "with --python " + (*py)["path"].get<std::string>()
+              : "with --python";
+  }
+  throw RunRefused(fmt::format("--resume {}: it was run by the {} child, this session would run the {} child; resume it "
+                               "{} (a folder holds one kind of child)",
+                               dir, was, now, how));
+}
+
 GuardConfig guard_for_runs(const Scenario& sc, const ResolvedSizes& sizes) {
   GuardConfig g;
   g.swap_budget = sizes.swap_budget;
@@ -118,13 +139,15 @@ Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe
   const MachineFacts facts = machine_facts();
   Prepared p;
   p.child = choose_fill_child(opts);
+  nlohmann::json previous = previous_machine(opts, opts.resume_dir);
+  refuse_other_child(previous, *p.child, opts.resume_dir);
   RunMemory mem = memory_for_runs(opts, facts);
   p.model = mem.model;
   p.sizes = sizes_for_runs(opts.scenario, mem.ram_for_sizes);
   refuse_unsafe_fill(opts, p.sizes, probe);
   p.guard = guard_for_runs(opts.scenario, p.sizes);
   p.dir = result_folder(opts);
-  p.machine = machine_json(opts, facts, probe, *p.child, p.model, previous_machine(opts, p.dir));
+  p.machine = machine_json(opts, facts, probe, *p.child, p.model, p.sizes, std::move(previous));
   try {
     write_json_atomic(p.dir + "/scenario.json", scenario_as_run(opts.scenario, plan, p.sizes));
     write_json_atomic(p.dir + "/machine.json", p.machine);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/files.h"
+#include "mpsmodel/revision.h"
 
 namespace wmb {
 
@@ -34,7 +35,37 @@ void load_resume(const std::string& dir, RunnerOptions& o, std::vector<std::stri
   if (machine.contains("model") && machine["model"].is_object()) {
     o.model_mac_ram = machine["model"].value("mac_ram_bytes", uint64_t{48} << 30);
     o.recommended_max = machine["model"].value("recommended_max_bytes", uint64_t{0});
+    const auto rev = machine["model"].find("revision");
+    if (rev != machine["model"].end() && !rev->is_null()) {
+      if (!rev->is_string())
+        throw RunInputError(fmt::format("--resume {}: machine.json \"model.revision\" is {}, not a name; allowed: {}", dir,
+                                        rev->dump(), mpsmodel::revision_names()));
+      try {
+        o.model_revision = mpsmodel::find_revision(rev->get<std::string>()).name;
+      } catch (const std::invalid_argument& e) {
+        throw RunInputError(fmt::format("--resume {}: machine.json \"model.revision\": {}", dir, e.what()));
+      }
+    }
   }
+}
+
+void apply_model_revision(const std::string& name, RunnerOptions& o) {
+  if (name.empty()) return;
+  std::string valid;
+  try {
+    valid = mpsmodel::find_revision(name).name;
+  } catch (const std::invalid_argument& e) {
+    throw RunInputError(std::string("--model-revision: ") + e.what());
+  }
+  if (o.scenario.device != "mps-model")
+    throw RunInputError(fmt::format("--model-revision applies only to device mps-model (the model of the MPS allocator); "
+                                    "this run's device is {}",
+                                    o.scenario.device));
+  if (!o.resume_dir.empty() && valid != o.model_revision)
+    throw RunInputError(fmt::format("--model-revision {}: {} was run with revision {}; a folder holds one revision "
+                                    "(resume without --model-revision, or start a new folder)",
+                                    valid, o.resume_dir, o.model_revision));
+  o.model_revision = valid;
 }
 
 }  // namespace wmb

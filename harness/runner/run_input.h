@@ -21,7 +21,14 @@ struct RunInputError : std::runtime_error {
 std::string find_scenario_file(const std::string& arg);
 
 // --resume DIR: o.scenario from DIR/scenario.json, o.resume_dir, and the first session's sandbox
-// (unless o.ram_limit is given) and model. Throws RunInputError, ScenarioError, FileError.
+// (unless o.ram_limit is given) and model (its Mac, recommended max and revision, machine.json
+// "model.revision"; "current" for folders made before revisions). Throws RunInputError,
+// ScenarioError, FileError.
 void load_resume(const std::string& dir, RunnerOptions& o, std::vector<std::string>& warnings);
+
+// --model-revision NAME after the scenario is known: NAME must be one of mpsmodel/revision.h's,
+// the device mps-model, and on --resume the folder's own revision (a folder is one revision).
+// Sets o.model_revision. Throws RunInputError naming the allowed names.
+void apply_model_revision(const std::string& name, RunnerOptions& o);
 
 }  // namespace wmb

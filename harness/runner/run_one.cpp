@@ -145,7 +145,7 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
     }
   }
   SpawnOptions so;
-  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model));
+  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision));
   so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
   so.capture_stdout = true;
   so.stderr_path = s.prep.dir + "/runs/" + rec.file_stem() + ".stderr.log";

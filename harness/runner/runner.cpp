@@ -14,6 +14,7 @@ ResolvedSizes resolve_sizes(const Scenario& s, uint64_t ram) {
   ResolvedSizes z;
   z.ram = ram;
   z.step = s.step.resolve(ram);
+  z.unscaled_step = z.step;
   if (s.min_steps > 0 && z.step > ram / static_cast<uint64_t>(s.min_steps)) {
     // Shrink to the largest power-of-two MiB that still gives min_steps steps across RAM.
     uint64_t limit = ram / static_cast<uint64_t>(s.min_steps);

@@ -27,6 +27,7 @@ struct RunnerOptions {
   std::string resume_dir;                 // run only what is not finished there
   std::optional<uint64_t> recommended_max;  // mps-model: the modelled Mac's recommended max
   std::optional<uint64_t> model_mac_ram;    // mps-model: the Mac that is modelled (default the write-up's 48 GiB)
+  std::string model_revision = "current";   // mps-model: the PyTorch release modelled (mpsmodel/revision.h)
   bool draw_plots = true;
   std::vector<std::string> notes;         // said at the start and kept in machine.json
 };
@@ -35,6 +36,7 @@ struct RunnerOptions {
 struct ResolvedSizes {
   uint64_t ram = 0;          // what %RAM refers to
   uint64_t step = 0;
+  uint64_t unscaled_step = 0;  // the step as the scenario writes it, before the min_steps shrink
   std::optional<uint64_t> cap;
   uint64_t swap_budget = 0;
   std::optional<uint64_t> offload_size;

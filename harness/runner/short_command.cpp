@@ -56,11 +56,12 @@ std::string CommandOutput::failure() const {
   return fmt::format("exit {}", status.code.value_or(-1));
 }
 
-CommandOutput run_short_command(const std::vector<std::string>& argv, double timeout_s, const std::string& stderr_path) {
+CommandOutput run_short_command(const std::vector<std::string>& argv, double timeout_s, const std::string& stderr_path,
+                                const std::optional<std::map<std::string, std::string>>& env) {
   CommandOutput r;
   SpawnOptions so;
   so.argv = argv;
-  so.env = current_environment();
+  so.env = env ? *env : current_environment();
   so.capture_stdout = true;
   so.stderr_path = stderr_path;
   Child c;

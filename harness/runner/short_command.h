@@ -3,6 +3,8 @@
 // No path or argument is ever seen by a shell.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +24,10 @@ struct CommandOutput {
   std::string failure() const;  // "exit 1", "killed by SIGSEGV", "no answer within 60 s", ...
 };
 
-// stderr_path: "" = the parent's stderr, else a file ("/dev/null").
+// stderr_path: "" = the parent's stderr, else a file ("/dev/null"). env: the command's whole
+// environment; nullopt = the parent's.
 CommandOutput run_short_command(const std::vector<std::string>& argv, double timeout_s,
-                                const std::string& stderr_path = "/dev/null");
+                                const std::string& stderr_path = "/dev/null",
+                                const std::optional<std::map<std::string, std::string>>& env = std::nullopt);
 
 }  // namespace wmb

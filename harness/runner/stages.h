@@ -63,10 +63,11 @@ SessionEnd run_all(const RunnerOptions& opts, const Plan& plan, Prepared& prep, 
 int finish(const RunnerOptions& opts, Prepared& prep, const SessionEnd& end, std::ostream& out, std::ostream& err);
 
 // machine_json.cpp: machine.json in one function (a resumed folder's is updated, not replaced),
-// and the facts only the child's first hello knows.
+// and the facts only the child's first hello knows (torch, and with mps-model the hello's "model"
+// object merged into machine.json "model").
 nlohmann::json machine_json(const RunnerOptions& opts, const MachineFacts& facts, MemoryProbe& probe,
                             const FillChild& child, const std::optional<mpsmodel::ModelledMac>& model,
-                            nlohmann::json previous);
+                            const ResolvedSizes& sizes, nlohmann::json previous);
 void note_child_hello(nlohmann::json& machine, const nlohmann::json& hello, bool modelled,
                       std::optional<uint64_t> recommended_max);
 

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include "common/units.h"
@@ -83,11 +85,63 @@ TEST(ChildSeam, FillFlagsAreTheProtocolsForEveryKind) {
   ResolvedSizes z = resolve_sizes(s, 1ull << 30);
   mpsmodel::ModelledMac m{48 * GiB, 3 * GiB, 2 * GiB, 0.5, 1 * GiB};
   const auto f = fill_flags(s, z, "ones", m);
-  const std::vector<std::string> want = {"--device", "mps-model", "--step", std::to_string(8u << 20), "--data", "ones",
+  std::vector<std::string> want = {"--device", "mps-model", "--step", std::to_string(8u << 20), "--data", "ones",
                                          "--cap", std::to_string(32u << 20), "--step-delay", "0.25",
                                          "--recommended-max", std::to_string(2 * GiB), "--model-ram",
-                                         std::to_string(3 * GiB)};
-  EXPECT_EQ(f, want);
+                                         std::to_string(3 * GiB), "--model-revision", "legacy"};
+  EXPECT_EQ(fill_flags(s, z, "ones", m, "legacy"), want);
+  want.back() = "current";
+  EXPECT_EQ(f, want) << "the revision defaults to current";
+  EXPECT_EQ(std::count(f.begin(), f.end(), "--model-unscaled-step"), 0) << "the step was not shrunk";
+  s.device = "cpu";
+  const auto cpu = fill_flags(s, z, "ones", std::nullopt, "legacy");
+  EXPECT_EQ(std::count(cpu.begin(), cpu.end(), "--model-revision"), 0) << "no model flags without a model";
+}
+
+TEST(ChildSeam, AShrunkStepPassesTheUnscaledStepToTheModel) {
+  // mps-watermark's 512 MiB step with min_steps 64 in a 2 GiB modelled RAM shrinks to 32 MiB;
+  // the child is told the step as written so that each 32 MiB step keeps the 512 MiB step's heap tier.
+  Scenario s = small_scenario();
+  s.step = SizeExpr{"512MiB"};
+  s.min_steps = 64;
+  const ResolvedSizes z = resolve_sizes(s, 2 * GiB);
+  ASSERT_TRUE(z.step_shrunk);
+  EXPECT_EQ(z.step, 32 * MiB);
+  EXPECT_EQ(z.unscaled_step, 512 * MiB);
+  mpsmodel::ModelledMac m{48 * GiB, 2 * GiB, 1 * GiB, 0.5, 1 * GiB};
+  const auto f = fill_flags(s, z, "random", m);
+  const auto it = std::find(f.begin(), f.end(), "--model-unscaled-step");
+  ASSERT_NE(it, f.end());
+  ASSERT_NE(it + 1, f.end());
+  EXPECT_EQ(*(it + 1), std::to_string(512 * MiB));
+  EXPECT_EQ(f[3], std::to_string(32 * MiB)) << "--step stays the shrunk step";
+}
+
+TEST(ChildSeam, ThePythonChildIsRefusedForMpsModelBeforeAnyInterpreterRuns) {
+  // The interpreter does not exist: the refusal must come from the device, before any probe.
+  const std::string why = refusal([] { choose_fill_child(ChildChoice{"", "/nonexistent/python3", "mps-model"}); });
+  EXPECT_NE(why.find("mps-model is the C++ child's"), std::string::npos) << why;
+}
+
+TEST(ChildSeam, WmbenchPythonChildIsTheDefaultForPythonExceptForTheModel) {
+  ::setenv(kPythonChildEnv, "/opt/py/bin/python", 1);
+  ChildChoice cpu{"", "", "cpu"};
+  EXPECT_NE(apply_python_child_default(cpu).find(kPythonChildEnv), std::string::npos);
+  EXPECT_EQ(cpu.python, "/opt/py/bin/python");
+  ChildChoice given{"", "/usr/bin/python3", "cpu"};
+  EXPECT_EQ(apply_python_child_default(given), "") << "--python wins";
+  EXPECT_EQ(given.python, "/usr/bin/python3");
+  ChildChoice fill{"/x/wmbench-fill", "", "cpu"};
+  apply_python_child_default(fill);
+  EXPECT_EQ(fill.python, "") << "--fill asks for the native child";
+  ChildChoice model{"", "", "mps-model"};
+  EXPECT_NE(apply_python_child_default(model).find("mps-model"), std::string::npos);
+  EXPECT_EQ(model.python, "") << "mps-model stays with the native child";
+  ::setenv(kPythonChildEnv, "", 1);
+  ChildChoice empty{"", "", "cpu"};
+  EXPECT_EQ(apply_python_child_default(empty), "");
+  EXPECT_EQ(empty.python, "");
+  ::unsetenv(kPythonChildEnv);
 }
 
 TEST(ChildSeam, FillAndPythonTogetherAreRefused) {
@@ -127,6 +181,36 @@ TEST(PythonChild, AHangingInterpreterIsStoppedInTime) {
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(why.find("did not finish within 0.5 s"), std::string::npos) << why;
   EXPECT_LT(took, 5.0);
+}
+
+TEST(PythonChild, ATorchTooOldForMpsIsRefusedWithWhatWasFound) {
+  const std::string t = tmpdir();
+  // torch 1.13: torch.backends.mps exists, torch.mps does not.
+  const std::string old = script(t, "old", "[ \"$1\" = -c ] || exit 9; echo 3.11.2; echo 1.13.0a0; echo mps 1 0; "
+                                            "echo /usr/lib/python3/dist-packages/torch/__init__.py");
+  const std::string why = refusal([&] { probe_python(old, "mps", 5); });
+  EXPECT_NE(why.find("needs torch 2.0"), std::string::npos) << why;
+  EXPECT_NE(why.find("found torch 1.13.0a0"), std::string::npos) << why;
+  EXPECT_NE(why.find("/usr/lib/python3/dist-packages/torch/__init__.py"), std::string::npos) << why;
+  EXPECT_NE(why.find("torch.mps missing"), std::string::npos) << why;
+  EXPECT_EQ(probe_python(old, "cpu", 5).torch_version, "1.13.0a0") << "cpu takes it";
+  // A 2.x whose build has no torch.mps (or a probe that said nothing about it) is refused too.
+  const std::string nomps = script(t, "nomps", "echo 3.12.1; echo 2.5.0+cpu; echo mps 0 0; echo /x/torch/__init__.py");
+  EXPECT_NE(refusal([&] { probe_python(nomps, "mps", 5); }).find("torch.backends.mps missing"), std::string::npos);
+  const std::string ok = script(t, "ok", "echo 3.12.1; echo 2.5.1; echo mps 1 1; echo /x/torch/__init__.py");
+  const PythonFacts f = probe_python(ok, "mps", 5);
+  EXPECT_TRUE(f.has_backends_mps && f.has_torch_mps);
+  EXPECT_EQ(f.torch_file, "/x/torch/__init__.py");
+}
+
+TEST(PythonChild, TheRealProbeSaysWhatTheSystemTorchHas) {
+  if (!run_short_command({"/usr/bin/python3", "-c", "import torch"}, 60).ok()) GTEST_SKIP() << "no python3-torch";
+  const PythonFacts f = probe_python("/usr/bin/python3", 60);
+  EXPECT_FALSE(f.torch_version.empty());
+  EXPECT_NE(f.torch_file.find("torch"), std::string::npos) << f.torch_file;
+  // Whatever the release, the verdict for mps follows what was found.
+  const bool new_enough = f.has_backends_mps && f.has_torch_mps && f.torch_version[0] >= '2';
+  EXPECT_EQ(torch_too_old_for(f, "mps").empty(), new_enough) << torch_too_old_for(f, "mps");
 }
 
 TEST(PythonChild, AFakeInterpreterWithTorchGivesItsVersions) {

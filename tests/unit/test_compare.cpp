@@ -363,3 +363,47 @@ TEST_F(CompareTest, CraftedFoldersInTestData) {
   EXPECT_EQ(c.regressions, 2);
   EXPECT_EQ(run(d + "2026-10-13-mps-watermark", d + "2026-10-13-mps-watermark").code, 0);
 }
+
+TEST_F(CompareTest, OneTorchBuildSeenByBothChildrenIsANoteNotARegression) {
+  // Debian's torch: wmbench-fill says its headers' 1.13.0, the Python child torch.__version__ 1.13.0a0,
+  // both loaded the same libtorch_cpu.
+  const json s = make_summary({make_run("default", 1, "cap", 1 * GiB)});
+  const std::string lib = "/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13.0";
+  json native = make_machine("1.13.0");
+  native["torch_library"] = lib;
+  native["child"] = {{"kind", "native"}, {"program", "/b/wmbench-fill"}, {"python", nullptr}};
+  json python = make_machine("1.13.0a0");
+  python["torch_library"] = lib;
+  python["child"] = {{"kind", "python"}, {"program", "/b/wmbench_fill.py"},
+                     {"python", {{"path", "/usr/bin/python3"}, {"version", "3.11.2"}}}};
+  const auto b = folder("a", s, native);
+  const auto n = folder("b", s, python);
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "the torch builds report different version strings (1.13.0 vs 1.13.0a0) but both "
+                              "loaded " + lib))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "base native child, new python child")) << r.out;
+  const auto j = json::parse(run(b, n, "5", OutputFormat::json).out);
+  EXPECT_EQ(j["new"]["child"], "python");
+  EXPECT_EQ(j["base"]["child"], "native");
+  EXPECT_EQ(j["new"]["torch_library"], lib);
+
+  // A folder without "child" ran the native child: no note about children then.
+  json old = make_machine("1.13.0");
+  old["torch_library"] = lib;
+  const auto o = folder("c", s, old);
+  const auto same = run(o, b);
+  EXPECT_FALSE(contains(same.out, "children differ")) << same.out;
+  EXPECT_FALSE(contains(same.out, "version strings")) << same.out;
+
+  // Another library with the same release number, and another release, are said as such.
+  json other = make_machine("1.13.1+cpu");
+  other["torch_library"] = "/venv/torch/lib/libtorch_cpu.so";
+  const auto r2 = run(b, folder("d", s, other));
+  EXPECT_TRUE(contains(r2.out, "torch differs: 1.13.0 vs 1.13.1+cpu")) << r2.out;
+  json sibling = make_machine("1.13.0+cpu");
+  sibling["torch_library"] = "/venv/torch/lib/libtorch_cpu.so";
+  const auto r3 = run(b, folder("e", s, sibling));
+  EXPECT_TRUE(contains(r3.out, "the same release number, different builds")) << r3.out;
+}
