@@ -1,47 +1,39 @@
 #include "runner/child_info.h"
 
-#include <unistd.h>
-
+#include "common/json_input.h"
+#include "runner/child_report.h"
 #include "runner/runner.h"
-#include "spawn/process.h"
+#include "runner/short_command.h"
 
 namespace wmb {
+namespace {
 
+constexpr double kHelloTimeout = 60;  // loading libtorch takes a second or two; a hung child is stopped
+
+}  // namespace
+
+// The child's output is hostile input like any run's: at most 64 KiB of it is kept
+// (run_short_command), split into bounded lines and read through ChildReport's checks, so a
+// hello of the wrong shape is no hello and a child that never ends is stopped after the timeout.
 std::optional<nlohmann::json> fetch_child_hello(const std::string& fill_path, const std::string& device,
                                                 std::string* error) {
-  SpawnOptions so;
-  so.argv = {fill_path, "--device", device, "--step", "4MiB", "--hello-only"};
-  so.env = current_environment();
-  so.capture_stdout = true;
-  so.stderr_path = "/dev/null";
-  Child c;
-  try {
-    c = spawn_child(so);
-  } catch (const SpawnError& e) {
-    if (error) *error = e.what();
+  const CommandOutput r =
+      run_short_command({fill_path, "--device", device, "--step", "4MiB", "--hello-only"}, kHelloTimeout);
+  if (!r.started) {
+    if (error) *error = r.start_error;
     return std::nullopt;
   }
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(c.stdout_fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0) text.append(buf, static_cast<size_t>(n));
-  ::close(c.stdout_fd);
-  reap(c.pid);
-  size_t start = 0;
-  std::optional<nlohmann::json> last_error;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-    start = nl == std::string::npos ? text.size() : nl + 1;
-    try {
-      auto j = nlohmann::json::parse(line);
-      if (j.value("type", "") == "hello") return j;
-      if (j.value("type", "") == "error") last_error = j;
-    } catch (const nlohmann::json::exception&) {
-    }
+  ChildReport report;
+  ChildLineSplitter split(kMaxChildLineBytes);
+  const ChildLineSplitter::Sink sink = [&](std::string_view line, bool cut) { report.absorb_line(line, cut); };
+  split.feed(r.out.data(), r.out.size(), sink);
+  split.finish(sink);
+  if (report.hello) return report.hello;
+  if (error) {
+    if (report.error_text) *error = *report.error_text;
+    else if (!r.ok()) *error = "it said no hello (" + r.failure() + ")";
+    else *error = report.warnings.empty() ? "it said no hello" : "it said no hello: " + report.warnings.front();
   }
-  if (error) *error = last_error ? last_error->value("text", "no hello") : "wmbench-fill said no hello";
   return std::nullopt;
 }
 
