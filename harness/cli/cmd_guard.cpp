@@ -57,7 +57,8 @@ Registrar reg{Command{20, [](CLI::App& app, int& exit_code) {
   c->add_option("--trace", a->trace, "Write a JSONL memory trace here");
   c->add_option("--ram-limit", a->ram_limit, "Linux: run the command in a memory cgroup of this size (needs root and swap)");
   c->add_flag("-q,--quiet", a->quiet, "Fewer messages");
-  c->add_option("command", a->cmd, "The command and its arguments, after --")->required();
+  // The command's own arguments may be empty ("" is a real argument of many programs).
+  allow_empty(c->add_option("command", a->cmd, "The command and its arguments, after --"))->required();
   c->callback([a, &exit_code] { exit_code = guard_command(*a); });
 }}};
 

@@ -22,6 +22,13 @@ struct Registrar {
   explicit Registrar(Command c) { registry().push_back(std::move(c)); }
 };
 
+// Empty option values are errors, for every option of every command: `--out ""` (an unset
+// variable) must not mean "the default" nor "/". main() applies refuse_empty_values() to the whole
+// tree of commands after they registered; an option whose values may be empty (the arguments of
+// the command `wmbench guard` runs) is marked with allow_empty().
+CLI::Option* allow_empty(CLI::Option* opt);
+void refuse_empty_values(CLI::App& app);
+
 // Exit codes shared by the subcommands.
 constexpr int kExitOk = 0;
 constexpr int kExitFail = 1;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,32 @@ std::vector<Command>& registry() {
   static std::vector<Command> r;
   return r;
 }
+namespace {
+std::set<const CLI::Option*>& empty_allowed() {
+  static std::set<const CLI::Option*> s;
+  return s;
+}
+}  // namespace
+
+CLI::Option* allow_empty(CLI::Option* opt) {
+  empty_allowed().insert(opt);
+  return opt;
+}
+
+void refuse_empty_values(CLI::App& app) {
+  static const CLI::Validator non_empty(
+      [](std::string& v) {
+        return v.empty() ? std::string("an empty value is not allowed (an unset variable?); give a value or leave the option out")
+                         : std::string();
+      },
+      "", "NON_EMPTY");
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size() == 0 || empty_allowed().count(opt)) continue;  // flags take no value
+    opt->check(non_empty);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
+}
+
 }  // namespace wmb::cli
 
 int main(int argc, char** argv) {
@@ -24,6 +51,7 @@ int main(int argc, char** argv) {
   auto& cmds = registry();
   std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.order < b.order; });
   for (auto& c : cmds) c.add(app, exit_code);
+  refuse_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,12 +1,16 @@
 #include "guard/guard_command.h"
 
+#include <cstdlib>
 #include <memory>
+
+#include <signal.h>
 #include <ostream>
 
 #include <fmt/format.h>
 
 #include "common/files.h"
 #include "common/interrupt.h"
+#include "guard/leftovers.h"
 #include "guard/supervisor.h"
 #include "sandbox/sandbox.h"
 
@@ -28,19 +32,59 @@ std::unique_ptr<Sandbox> make_guard_sandbox(uint64_t ram_limit, std::ostream& er
   }
 }
 
+// Without --ram-limit: a cgroup without a limit, only to know (and stop) every process of the
+// command, however it left its process group. Linux as root (or a delegated cgroup); nullptr
+// elsewhere, or when WMBENCH_GUARD_NO_CGROUP=1 (then the leftovers are found by find_leftovers).
+std::unique_ptr<Sandbox> make_tracking_cgroup() {
+  const char* off = std::getenv("WMBENCH_GUARD_NO_CGROUP");
+  if (off && *off && std::string(off) != "0") return nullptr;
+  if (sandbox_support(false).kind.empty()) return nullptr;
+  try {
+    return std::make_unique<Sandbox>(0, "guard");
+  } catch (const SandboxError&) {
+    return nullptr;  // not root: the leftovers are looked for after the command instead
+  }
+}
+
+std::string how_stopped(const SuperviseResult& r, double grace) {
+  return r.killed ? fmt::format("it ignored SIGTERM for the {:g} s grace: SIGKILL was needed", grace)
+                  : "SIGTERM was enough";
+}
+
 // What the guard says and returns once the command is gone.
 int guard_exit(const GuardCommandOptions& o, const SuperviseResult& r, std::ostream& err) {
   switch (r.stopper) {
     case Stopper::Guard:
-      err << fmt::format("wmbench guard: stopped the command: {} (child gone {:.0f} ms after the decision)\n", r.reason,
-                         r.stop_latency * 1000);
+      err << fmt::format("wmbench guard: stopped the command: {} (child gone {:.0f} ms after the decision; {})\n", r.reason,
+                         r.stop_latency * 1000, how_stopped(r, o.grace));
       return kGuardStopped;
     case Stopper::Interrupted:
-      if (!o.quiet) err << "wmbench guard: " << r.reason << "; stopped the command\n";
+      if (!o.quiet) err << "wmbench guard: " << r.reason << "; stopped the command (" << how_stopped(r, o.grace) << ")\n";
       return 128 + r.interrupt_signal;
     default:
       return r.status.shell_status();
   }
+}
+
+// The command is gone: whatever it left running is stopped (in its cgroup) or named (without one).
+void handle_leftovers(const GuardCommandOptions& o, Sandbox* cgroup, pid_t pgid, std::ostream& err) {
+  if (cgroup) {
+    std::vector<LeftProcess> procs;
+    for (pid_t p : cgroup->procs()) procs.push_back({p, process_name(p)});  // named before they are stopped
+    const CgroupStop st = cgroup->stop_all(o.grace);
+    if (st.pids.empty()) return;
+    err << fmt::format("wmbench guard: the command left {} process(es) running in its cgroup: {}; stopped them ({}){}\n",
+                       st.pids.size(),
+                       describe(procs),
+                       st.killed ? fmt::format("SIGKILL was needed after the {:g} s grace", o.grace) : "SIGTERM was enough",
+                       st.emptied ? "" : "; some are still there (unkillable, in the kernel)");
+    return;
+  }
+  const auto left = find_leftovers(pgid);
+  if (left.empty()) return;
+  err << fmt::format("wmbench guard: the command left {} process(es) running that the guard no longer watches: {}; "
+                     "they were not stopped (as root the guard runs the command in a cgroup and stops them all)\n",
+                     left.size(), describe(left));
 }
 
 SuperviseOptions supervise_options(const GuardCommandOptions& o, const Sandbox* sandbox, TraceWriter* trace) {
@@ -69,6 +113,8 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
   }
   std::unique_ptr<Sandbox> sandbox;
   if (o.ram_limit && !(sandbox = make_guard_sandbox(*o.ram_limit, err))) return kGuardBadInput;
+  if (!sandbox) sandbox = make_tracking_cgroup();
+  adopt_orphans();  // orphans of the command become the guard's children, to be found after it
   std::unique_ptr<TraceWriter> trace;
   if (!o.trace_path.empty()) {
     try {
@@ -100,10 +146,17 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
   if (trace)
     trace->line({{"type", "start"}, {"utc", utc_now_iso()}, {"interval", o.sample_interval}, {"pid", child.pid},
                  {"command", o.command}, {"swap_budget_bytes", o.guard.swap_budget}});
-  SuperviseResult r = supervise(child, supervise_options(o, sandbox.get(), trace.get()), *probe, clock, swap_before);
+  SuperviseOptions sup = supervise_options(o, sandbox.get(), trace.get());
+  if (sandbox)
+    sup.signal_others = [&sandbox](int sig) {
+      for (pid_t p : sandbox->procs()) ::kill(p, sig);
+    };
+  SuperviseResult r = supervise(child, sup, *probe, clock, swap_before);
   if (trace && r.stopper == Stopper::None) trace->line({{"type", "end"}});
+  const int code = guard_exit(o, r, err);
+  handle_leftovers(o, sandbox.get(), child.pid, err);
   if (sandbox) sandbox->remove();
-  return guard_exit(o, r, err);
+  return code;
 }
 
 }  // namespace wmb

@@ -7,7 +7,7 @@
 
 namespace wmb {
 
-LineReader::LineReader(int fd) : fd_(fd) {
+LineReader::LineReader(int fd, size_t max_line) : fd_(fd), split_(max_line) {
   if (fd_ >= 0) ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
 }
 
@@ -15,7 +15,7 @@ LineReader::~LineReader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void LineReader::read(bool final_read, const std::function<void(const std::string&)>& on_line) {
+void LineReader::read(bool final_read, const Sink& on_line) {
   if (fd_ < 0) return;
   char buf[65536];
   while (true) {
@@ -25,15 +25,10 @@ void LineReader::read(bool final_read, const std::function<void(const std::strin
     if (n <= 0) {
       ::close(fd_);
       fd_ = -1;
+      split_.finish(on_line);
       break;
     }
-    pending_.append(buf, static_cast<size_t>(n));
-    size_t nl;
-    while ((nl = pending_.find('\n')) != std::string::npos) {
-      std::string line = pending_.substr(0, nl);
-      pending_.erase(0, nl + 1);
-      if (!line.empty()) on_line(line);
-    }
+    split_.feed(buf, static_cast<size_t>(n), on_line);
     if (!final_read) break;  // one chunk per wake-up keeps the checks on time
   }
 }

@@ -4,6 +4,7 @@
 // condition in supervise()'s loop (supervisor.cpp) and its record class in runner/classify.cpp.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "common/clock.h"
@@ -25,6 +26,7 @@ struct StopContext {
   Clock& clock;
   Sampler& sampler;
   TraceWriter* trace;
+  std::function<void(int sig)> also;  // SuperviseOptions::signal_others
 };
 
 // Sets result.stopper/reason/killed/stop_latency; returns the child's status once it is gone.

@@ -49,24 +49,22 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
   Schedule due{t0 + opts.guard.check_interval, t0 /* a first sample right away */, t0 + 0.5};
   LineReader pipe(child.stdout_fd);
   Sampler sampler(probe, child.pid, opts.cgroup_dir, opts.trace, opts.decorate_sample, r, t0);
-  const StopContext stop{child.pid, opts.grace, t0, clock, sampler, opts.trace};
+  const StopContext stop{child.pid, opts.grace, t0, clock, sampler, opts.trace, opts.signal_others};
   std::optional<ExitStatus> ended;
 
-  auto on_line = [&](bool final_read) {
-    return [&, final_read](const std::string& line) {
-      // A line that is not JSON, or whose fields on_message cannot read, is a bad line.
-      try {
-        auto j = nlohmann::json::parse(line);
-        if (opts.on_message) opts.on_message(j, clock.now() - t0);
-        if (!final_read) {
-          // Memory grows at the child's steps: check the guard right away, not at the next tick.
-          due.next_check = std::min(due.next_check, clock.now());
-          sampler.footprint_now();
-        }
-      } catch (const nlohmann::json::exception&) {
-        if (opts.on_bad_line) opts.on_bad_line(line);
-      }
-    };
+  bool got_lines = false;
+  const LineReader::Sink on_line = [&](std::string_view line, bool cut) {
+    got_lines = true;
+    if (opts.on_line) opts.on_line(line, cut, clock.now() - t0);
+  };
+  // After each wake-up's chunk (not each line: a child writing many tiny lines must not slow the
+  // loop): memory grows at the child's steps, so check the guard right away, not at the next tick.
+  auto read_chunk = [&] {
+    got_lines = false;
+    pipe.read(false, on_line);
+    if (!got_lines) return;
+    due.next_check = std::min(due.next_check, clock.now());
+    sampler.footprint_now();
   };
 
   while (!ended) {
@@ -103,9 +101,9 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
       due.next_tick = now + 0.5;
       if (opts.on_tick) opts.on_tick(now - t0);
     }
-    wait_for_work(pipe, due, opts, t0, clock, [&] { pipe.read(false, on_line(false)); });
+    wait_for_work(pipe, due, opts, t0, clock, read_chunk);
   }
-  pipe.read(true, on_line(true));  // whatever the child wrote before it ended
+  pipe.read(true, on_line);  // whatever the child wrote before it ended
   r.status = *ended;
   r.duration = clock.now() - t0;
   // One more reading after the child is gone: swap it left behind (the kernel frees a dead

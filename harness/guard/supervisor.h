@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -28,10 +29,13 @@ struct SuperviseOptions {
   double timeout = 0;        // seconds; 0 = none
   double grace = 5;
   std::string cgroup_dir;    // sandbox cgroup, for the probe
+  // Given each signal of a stop besides the child's process group (the guard: every process in
+  // the command's cgroup, so one that left the group with setsid is stopped too).
+  std::function<void(int sig)> signal_others;
   TraceWriter* trace = nullptr;
-  // Each JSON line of the child (stdout_fd of the child). Malformed lines go to on_bad_line.
-  std::function<void(const nlohmann::json&, double t)> on_message;
-  std::function<void(const std::string&)> on_bad_line;
+  // Each line of the child (stdout_fd of the child), raw: at most kMaxChildLineBytes, `cut` when
+  // it was longer (its start). Parsing it is the caller's (ChildReport::absorb_line).
+  std::function<void(std::string_view line, bool cut, double t)> on_line;
   // Called about every 0.5 s for a progress line.
   std::function<void(double t)> on_tick;
   // Extra fields for each trace sample (held bytes etc., from the child's messages).

@@ -26,7 +26,7 @@ void record_not_started(RunRecord& rec, const std::string& why) {
 }
 
 void record_spawn_failure(RunRecord& rec, const std::string& detail, uint64_t swap_before) {
-  rec.stopped_by = "crash";
+  rec.stopped_by = "not_started";
   rec.detail = detail;
   rec.swap_before_bytes = rec.swap_after_bytes = rec.swap_peak_bytes = swap_before;
 }
@@ -76,6 +76,9 @@ void record_watched_run(RunRecord& rec, const WatchedRun& w) {
   from_supervisor(rec, w.sup);
   if (w.peak_sandbox) rec.peak_sandbox_bytes = w.peak_sandbox;
   for (auto& m : w.report.warnings) rec.warnings.push_back("child: " + m);
+  if (w.report.dropped_warnings)
+    rec.warnings.push_back(fmt::format("child: {} more warnings about the child's output were dropped (at most {} are kept)",
+                                       w.report.dropped_warnings, kMaxChildWarnings));
   if (!w.sup.probe_error.empty()) rec.warnings.push_back("probe: " + w.sup.probe_error);
   if (w.sup.killed) rec.warnings.push_back(fmt::format("the child ignored SIGTERM for {} s and was killed", w.grace));
   for (auto& m : w.late_warnings) rec.warnings.push_back(m);

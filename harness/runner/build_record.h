@@ -20,7 +20,8 @@ RunRecord begin_record(const PlannedRun& pr, const Scenario& sc, const ResolvedS
 
 // A run that did not start: no room, or the probe failed before the start.
 void record_not_started(RunRecord& rec, const std::string& why);
-// The child could not be started (`detail` from FillChild::cannot_start).
+// The child could not be started (`detail` from FillChild::cannot_start): not_started, so a
+// later --resume runs it again.
 void record_spawn_failure(RunRecord& rec, const std::string& detail, uint64_t swap_before);
 
 // Everything a watched run leaves, folded in once the child is gone.

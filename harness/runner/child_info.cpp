@@ -2,12 +2,18 @@
 
 #include <fmt/format.h>
 
+#include "common/json_input.h"
+#include "runner/child_report.h"
 #include "runner/run_error.h"
+#include "runner/runner.h"
 #include "runner/short_command.h"
 #include "spawn/process.h"
 
 namespace wmb {
 
+// The child's output is hostile input like any run's: at most 64 KiB of it is kept
+// (run_short_command), split into bounded lines and read through ChildReport's checks, so a
+// hello of the wrong shape is no hello and a child that never ends is stopped after the timeout.
 std::optional<nlohmann::json> fetch_child_hello(const FillChild& child, const std::string& device,
                                                 double timeout_s, std::string* error) {
   const CommandOutput r = run_short_command(child.argv({"--device", device, "--step", "4MiB", "--hello-only"}),
@@ -16,31 +22,35 @@ std::optional<nlohmann::json> fetch_child_hello(const FillChild& child, const st
     if (error) *error = child.cannot_start(r.start_error);
     return std::nullopt;
   }
-  size_t start = 0;
-  std::optional<std::string> last_error;
-  while (start < r.out.size()) {
-    size_t nl = r.out.find('\n', start);
-    std::string line = r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-    start = nl == std::string::npos ? r.out.size() : nl + 1;
-    try {
-      auto j = nlohmann::json::parse(line);
-      if (!j.is_object()) continue;
-      const auto type = j.find("type");
-      if (type == j.end() || !type->is_string()) continue;
-      if (*type == "hello") return j;
-      const auto text = j.find("text");
-      if (*type == "error" && text != j.end() && text->is_string()) last_error = text->get<std::string>();
-    } catch (const nlohmann::json::exception&) {
-    }
+  ChildReport report;
+  ChildLineSplitter split(kMaxChildLineBytes);
+  const ChildLineSplitter::Sink sink = [&](std::string_view line, bool cut) { report.absorb_line(line, cut); };
+  split.feed(r.out.data(), r.out.size(), sink);
+  split.finish(sink);
+  if (report.hello) return report.hello;
+  if (error) {
+    if (report.error_text) *error = *report.error_text;
+    else if (!r.ok()) *error = "it said no hello (" + r.failure() + ")";
+    else *error = report.warnings.empty() ? "it said no hello" : "it said no hello: " + report.warnings.front();
   }
-  if (error) *error = last_error ? *last_error : fmt::format("no hello line ({})", r.ok() ? "exit 0" : r.failure());
   return std::nullopt;
 }
 
 ChildHello ask_child_hello(ChildChoice choice, double timeout_s) {
   ChildHello h;
   if (const std::string note = apply_python_child_default(choice); !note.empty()) h.notes.push_back(note);
-  const auto child = choose_fill_child(choice);
+  std::unique_ptr<FillChild> child;
+  try {
+    child = choose_fill_child(choice);
+  } catch (const RunRefused& e) {
+    // A child the user named (--fill, --python) must work; the default wmbench-fill may be
+    // missing (info and predict then say so and go on without torch's facts).
+    if (!choice.fill_path.empty() || !choice.python.empty()) throw;
+    h.error = e.what();
+    h.program = find_fill("");
+    h.child = {{"kind", "native"}, {"program", h.program}, {"python", nullptr}};
+    return h;
+  }
   h.child = child->describe();
   h.program = child->program();
   h.hello = fetch_child_hello(*child, choice.device, timeout_s, &h.error);

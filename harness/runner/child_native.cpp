@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "runner/child_info.h"
 #include "runner/child_spec.h"
 #include "runner/run_error.h"
 #include "runner/runner.h"
@@ -36,7 +37,15 @@ std::unique_ptr<FillChild> native_fill_child(const std::string& explicit_path) {
   const std::string fill = find_fill(explicit_path);
   if (fill.find('/') != std::string::npos && ::access(fill.c_str(), X_OK) != 0)
     throw RunRefused(fmt::format("--fill: {} is not an executable file", fill));
-  return std::make_unique<NativeFillChild>(fill);
+  // It must speak the protocol before a folder exists: a program that cannot run, or that ends
+  // without a hello, would otherwise leave a folder of runs that never started. cpu is in every
+  // build of wmbench-fill; the run's own device is checked by the runs themselves.
+  auto child = std::make_unique<NativeFillChild>(fill);
+  std::string why;
+  if (!fetch_child_hello(*child, "cpu", 60, &why))
+    throw RunRefused(fmt::format("--fill: {} cannot be used as wmbench-fill: `{} --device cpu --hello-only` {}", fill,
+                                 fill, why.empty() ? "said no hello" : "failed: " + why));
+  return child;
 }
 
 }  // namespace wmb

@@ -30,14 +30,20 @@ int finish(const RunnerOptions& opts, Prepared& prep, const SessionEnd& end, std
         << "` finishes the rest once there is room.\n";
     exit_code = 1;
   }
+  const Folder& folder = prep.held->folder;
+  std::string table;
   try {
-    write_json_atomic(dir + "/machine.json", prep.machine);
-    write_report(load_report(dir, why_not_run(end)));
+    folder.write_json("machine.json", prep.machine);
+    const Report report = load_report(dir, why_not_run(end));
+    for (const auto& p : report.problems) err << "wmbench run: " << p << "\n";
+    write_report(report);
+    table = folder.read("table.md");
   } catch (const FileError& e) {
     err << "wmbench run: " << e.what() << "\n";
     return 1;
   }
-  out << "\n" << read_file(dir + "/table.md") << "\n";
+  // The lock is held until run_matrix returns (the charts write into the folder too).
+  out << "\n" << table << "\n";
   out << "Results: " << dir << " (summary.json, table.md, results.csv, runs/)\n";
   if (opts.draw_plots && !end.interrupted_by) draw_charts(dir, out, err);
   if (end.interrupted_by) {

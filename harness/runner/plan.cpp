@@ -1,5 +1,10 @@
-// The plan: the cells (after --only), cells x repeats in order, and what --resume already has.
+// The plan: the cells, cells x repeats in order, and what --resume already has.
+//
+// A new folder plans the scenario's cells after --only. A resumed folder's plan is its whole
+// scenario.json, always: --only narrows what runs now (Plan::now_only), never the plan, so run
+// indices are never renumbered and every unfinished cell can still be resumed later.
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -23,30 +28,72 @@ void check_only_labels(const Scenario& sc, const std::vector<std::string>& only)
   }
 }
 
-// (label, repeat) of the runs a resumed folder finished: interrupted and not started ones run again.
-std::set<std::pair<std::string, int>> finished_in(const std::string& dir) {
-  std::set<std::pair<std::string, int>> done;
+// A run that did not start is never finished: not started (no room, probe), interrupted, or a
+// child that could not be started or ended before its hello (a --fill that cannot run: no
+// torch_version, no step).
+bool finished(const RunRecord& r) {
+  if (r.stopped_by == "interrupted" || r.stopped_by == "not_started") return false;
+  if (r.stopped_by == "crash" && r.torch_version.empty() && r.steps == 0) return false;
+  return true;
+}
+
+// The resumed folder's records against the plan: each is a planned (label, repeat) at its
+// planned index, and no run has two records. Returns the (label, repeat) finished there.
+std::set<std::pair<std::string, int>> finished_in(const std::string& dir, const Plan& p, std::ostream* err) {
+  Report rep;
   try {
-    for (const auto& r : load_report(dir).runs)
-      if (r.stopped_by != "interrupted" && r.stopped_by != "not_started") done.insert({r.label, r.repeat});
+    rep = load_report(dir);
   } catch (const FileError& e) {
     throw RunRefused(e.what());
   }
+  std::map<std::pair<std::string, int>, int> index_of;
+  for (const auto& r : p.runs) index_of[{r.cell->label, r.repeat}] = r.index;
+  std::map<std::pair<std::string, int>, std::string> seen;
+  std::vector<std::string> wrong;
+  std::set<std::pair<std::string, int>> done;
+  for (const auto& r : rep.runs) {
+    const std::pair<std::string, int> key{r.label, r.repeat};
+    const std::string file = "runs/" + r.file_stem() + ".json";
+    auto it = index_of.find(key);
+    if (it == index_of.end())
+      wrong.push_back(fmt::format("{}: cell \"{}\" repeat {} is not in the folder's scenario.json", file, r.label, r.repeat));
+    else if (it->second != r.index)
+      wrong.push_back(fmt::format("{}: run {} of \"{}\" repeat {} is run {} in the folder's scenario.json", file, r.index,
+                                  r.label, r.repeat, it->second));
+    else if (seen.count(key))
+      wrong.push_back(fmt::format("{} and {}: two records of \"{}\" repeat {}", seen[key], file, r.label, r.repeat));
+    seen.emplace(key, file);
+    if (finished(r)) done.insert(key);
+  }
+  if (!wrong.empty()) {
+    std::string all;
+    for (const auto& w : wrong) all += "\n  " + w;
+    throw RunRefused(fmt::format("--resume {}: its run files do not match its scenario.json, so resuming could "
+                                 "record a cell twice; refusing (`wmbench check {}` says more):{}",
+                                 dir, dir, all));
+  }
+  if (err)
+    for (const auto& pr : rep.problems) *err << "wmbench run: --resume: " << pr << "\n";
   return done;
 }
 
 }  // namespace
 
-Plan make_plan(const RunnerOptions& opts) {
+Plan make_plan(const RunnerOptions& opts, const HeldFolder* held, std::ostream* err) {
   const Scenario& sc = opts.scenario;
+  const bool resume = !opts.resume_dir.empty();
   Plan p;
-  for (const auto& c : sc.matrix)
-    if (opts.only.empty() || std::find(opts.only.begin(), opts.only.end(), c.label) != opts.only.end()) p.cells.push_back(&c);
   check_only_labels(sc, opts.only);
+  for (const auto& c : sc.matrix)
+    if (resume || opts.only.empty() || std::find(opts.only.begin(), opts.only.end(), c.label) != opts.only.end())
+      p.cells.push_back(&c);
   for (int rep = 1; rep <= sc.repeats; ++rep)
     for (size_t i = 0; i < p.cells.size(); ++i)
       p.runs.push_back({static_cast<int>((rep - 1) * p.cells.size() + i + 1), p.cells[i], rep});
-  if (!opts.resume_dir.empty()) p.done_before = finished_in(opts.resume_dir);
+  if (resume) {
+    p.now_only.insert(opts.only.begin(), opts.only.end());
+    p.done_before = finished_in(held ? held->folder.path() : opts.resume_dir, p, err);
+  }
   return p;
 }
 

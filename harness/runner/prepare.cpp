@@ -6,6 +6,7 @@
 #include "build_info.h"
 #include "common/files.h"
 #include "common/units.h"
+#include "results/folder_schema.h"
 #include "results/report.h"
 #include "runner/run_error.h"
 #include "runner/stages.h"
@@ -37,19 +38,42 @@ RunMemory memory_for_runs(const RunnerOptions& opts, const MachineFacts& facts) 
   return m;
 }
 
+// Below this a step is refused: a tensor of a few bytes or KiB maps a fresh page (or a fresh
+// mmap) each, so the cap on the bytes held no longer bounds the memory the child maps, and at
+// tiny steps the child runs into the kernel's limit on mappings (vm.max_map_count).
+constexpr uint64_t kMinStep = MiB;
+
 ResolvedSizes sizes_for_runs(const Scenario& sc, uint64_t ram) {
+  const std::string where = sc.source.empty() ? sc.name : sc.source;
   ResolvedSizes sizes = resolve_sizes(sc, ram);
+  if (sizes.step < kMinStep)
+    throw RunRefused(fmt::format("{}: step \"{}\" is {} bytes, below the smallest step of 1 MiB: tiny tensors map a "
+                                 "page each, so the cap would not bound what the child maps; give --step 1MiB or more",
+                                 where, sc.step.text, sizes.step));
   if (sizes.cap && *sizes.cap < sizes.step)
-    throw RunRefused(fmt::format("{}: cap {} is smaller than one step of {}", sc.source.empty() ? sc.name : sc.source,
-                                 format_size(*sizes.cap), format_size(sizes.step)));
+    throw RunRefused(fmt::format("{}: cap {} is smaller than one step of {}", where, format_size(*sizes.cap),
+                                 format_size(sizes.step)));
   return sizes;
 }
 
-// Without a sandbox a cpu-memory fill must stay under the memory free now.
+// What the child maps at its peak, for the free-memory refusal; nullopt = no bound (a fill
+// without a cap runs to the end of memory).
+//   fill:    the cap (the child stops before holding more, fill/main.cpp `fits`).
+//   offload: twice offload_size: fill/offload.cpp holds the "device" tensors and their `.to("cpu")`
+//            copies at once before it drops the first (on cpu and mps-model both are CPU memory).
+std::optional<uint64_t> peak_mapped(const Scenario& sc, const ResolvedSizes& sizes) {
+  if (sc.program == "offload") {
+    if (!sizes.offload_size) return std::nullopt;
+    return *sizes.offload_size > UINT64_MAX / 2 ? UINT64_MAX : 2 * *sizes.offload_size;
+  }
+  return sizes.cap;
+}
+
+// Without a sandbox a cpu-memory fill must stay under the memory free now, whatever its program.
 void refuse_unsafe_fill(const RunnerOptions& opts, const ResolvedSizes& sizes, MemoryProbe& probe) {
   const Scenario& sc = opts.scenario;
   const bool cpu_memory = sc.device == "cpu" || sc.device == "mps-model";
-  if (!cpu_memory || opts.ram_limit || opts.force || sc.program != "fill") return;
+  if (!cpu_memory || opts.ram_limit || opts.force) return;
   SystemMemory m;
   try {
     m = probe.system();
@@ -57,21 +81,30 @@ void refuse_unsafe_fill(const RunnerOptions& opts, const ResolvedSizes& sizes, M
     throw RunRefused(std::string("cannot read free memory: ") + e.what(), 1);
   }
   const uint64_t free_now = m.available();
-  if (sizes.cap && *sizes.cap <= free_now) return;
+  const std::optional<uint64_t> peak = peak_mapped(sc, sizes);
+  if (peak && *peak <= free_now) return;
+  std::string what;
+  if (sc.program == "offload")
+    what = fmt::format("an offload of {} (it holds about twice that, {}, while it copies)",
+                       format_size(sizes.offload_size.value_or(0)), format_size(peak.value_or(0)));
+  else
+    what = sizes.cap ? "fill with a cap of " + format_size(*sizes.cap) : "fill without a cap";
   throw RunRefused(fmt::format(
-      "refusing a {} fill {} while only {} is free: it would push this machine into swap "
-      "with no sandbox around it. Give a smaller --cap, run in a sandbox with --ram-limit SIZE (Linux, root), "
+      "refusing a {} {} while only {} is free: it would push this machine into swap "
+      "with no sandbox around it. Give a smaller {}, run in a sandbox with --ram-limit SIZE (Linux, root), "
       "or insist with --force.",
-      sc.device, sizes.cap ? "with a cap of " + format_size(*sizes.cap) : "without a cap", format_size(free_now)));
+      sc.device, what, format_size(free_now), sc.program == "offload" ? "offload_size" : "--cap"));
 }
 
-std::string result_folder(const RunnerOptions& opts) {
-  if (!opts.resume_dir.empty()) return opts.resume_dir;
+// A new folder: made, then locked before anything is written into it.
+std::unique_ptr<HeldFolder> new_result_folder(const RunnerOptions& opts) {
+  std::string dir;
   try {
-    return create_result_dir(opts.out_dir, utc_today(), opts.scenario.name);
+    dir = create_result_dir(opts.out_dir, utc_today(), opts.scenario.name);
   } catch (const FileError& e) {
     throw RunRefused(e.what());
   }
+  return hold_folder(dir, opts);
 }
 
 // scenario.json: the scenario as run (the planned cells only) with its resolved sizes.
@@ -93,13 +126,16 @@ nlohmann::json scenario_as_run(const Scenario& sc, const Plan& plan, const Resol
   return j;
 }
 
-// A resumed folder's machine.json, to be updated; {} for a new folder or an unreadable file.
-nlohmann::json previous_machine(const RunnerOptions& opts, const std::string& dir) {
+// A resumed folder's machine.json (checked by its schema), to be updated; {} for a new folder.
+nlohmann::json previous_machine(const RunnerOptions& opts, const Folder& f) {
+  if (opts.resume_dir.empty() || !f.exists("machine.json")) return nlohmann::json::object();
   try {
-    if (!opts.resume_dir.empty() && path_exists(dir + "/machine.json")) return read_json_file(dir + "/machine.json");
-  } catch (const FileError&) {
+    nlohmann::json m = f.read_json("machine.json");
+    check_machine_json(m, f.display("machine.json"));
+    return m;
+  } catch (const FileError& e) {
+    throw RunRefused(e.what());
   }
-  return nlohmann::json::object();
 }
 
 // --resume: a folder is one kind of child (a comparison of children is two folders). The
@@ -135,22 +171,40 @@ GuardConfig guard_for_runs(const Scenario& sc, const ResolvedSizes& sizes) {
 
 }  // namespace
 
-Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe) {
+std::string lock_note(const RunnerOptions& opts) {
+  if (!opts.resume_dir.empty()) return "wmbench run --resume " + opts.resume_dir;
+  return "wmbench run " + (opts.scenario.source.empty() ? opts.scenario.name : opts.scenario.source);
+}
+
+std::unique_ptr<HeldFolder> hold_folder(const std::string& dir, const RunnerOptions& opts) {
+  try {
+    return std::make_unique<HeldFolder>(dir, lock_note(opts));
+  } catch (const FileError& e) {  // FolderBusy included: it names the holder
+    throw RunRefused(e.what());
+  }
+}
+
+Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe, std::unique_ptr<HeldFolder> held) {
   const MachineFacts facts = machine_facts();
   Prepared p;
   p.child = choose_fill_child(opts);
-  nlohmann::json previous = previous_machine(opts, opts.resume_dir);
+  const bool resume = !opts.resume_dir.empty();
+  nlohmann::json previous = resume ? previous_machine(opts, held->folder) : nlohmann::json::object();
   refuse_other_child(previous, *p.child, opts.resume_dir);
   RunMemory mem = memory_for_runs(opts, facts);
   p.model = mem.model;
   p.sizes = sizes_for_runs(opts.scenario, mem.ram_for_sizes);
   refuse_unsafe_fill(opts, p.sizes, probe);
   p.guard = guard_for_runs(opts.scenario, p.sizes);
-  p.dir = result_folder(opts);
+  if (resume) check_resume_matches(opts, *held, p.sizes);
+  p.held = resume ? std::move(held) : new_result_folder(opts);
+  p.dir = p.held->folder.path();
+  const Folder& f = p.held->folder;
   p.machine = machine_json(opts, facts, probe, *p.child, p.model, p.sizes, std::move(previous));
   try {
-    write_json_atomic(p.dir + "/scenario.json", scenario_as_run(opts.scenario, plan, p.sizes));
-    write_json_atomic(p.dir + "/machine.json", p.machine);
+    // A resumed folder's scenario.json is its plan: never rewritten (see plan.cpp).
+    if (!resume) f.write_json("scenario.json", scenario_as_run(opts.scenario, plan, p.sizes));
+    f.write_json("machine.json", p.machine);
   } catch (const FileError& e) {
     throw RunRefused(e.what());
   }
@@ -160,8 +214,10 @@ Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe
 void say_start(const RunnerOptions& opts, const Plan& plan, const Prepared& prep, std::ostream& out) {
   const Scenario& sc = opts.scenario;
   const ResolvedSizes& z = prep.sizes;
-  out << fmt::format("wmbench {}: scenario {} ({} runs) on {} -> {}\n", WMBENCH_VERSION, sc.name,
-                     plan.runs.size(), sc.device, prep.dir);
+  size_t now = 0;
+  for (const auto& r : plan.runs) now += plan.runs_now(r);
+  out << fmt::format("wmbench {}: scenario {} ({} runs{}) on {} -> {}\n", WMBENCH_VERSION, sc.name, now,
+                     now == plan.runs.size() ? "" : fmt::format(" of {} planned", plan.runs.size()), sc.device, prep.dir);
   for (const auto& n : opts.notes) out << "  " << n << "\n";
   out << fmt::format("  step {}{}, cap {}, swap budget {}, timeout {} per run\n", format_size(z.step),
                      z.step_shrunk ? fmt::format(" (shrunk so {} steps fit)", sc.min_steps) : "",

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "common/files.h"
+#include "common/json_input.h"
 #include "mpsmodel/revision.h"
+#include "results/folder_schema.h"
 
 namespace wmb {
 
@@ -23,18 +25,31 @@ std::string find_scenario_file(const std::string& arg) {
 }
 
 void load_resume(const std::string& dir, RunnerOptions& o, std::vector<std::string>& warnings) {
-  const std::string sj = dir + "/scenario.json";
-  if (!path_exists(sj))
+  // Inside the folder, never through a planted link; machine.json checked by its schema.
+  Folder f(dir);
+  if (!f.exists("scenario.json"))
     throw RunInputError(fmt::format("--resume {}: no scenario.json there; is it a wmbench result folder?", dir));
-  o.scenario = parse_scenario(read_file(sj), sj, warnings);
+  nlohmann::json parsed;
+  o.scenario = check_folder_scenario_json(f.read("scenario.json", kMaxScenarioBytes), f.display("scenario.json"), parsed);
+  (void)warnings;  // the scenario was checked when the folder was made
   o.resume_dir = dir;
   // The sandbox and model of the first session are kept.
-  auto machine = path_exists(dir + "/machine.json") ? read_json_file(dir + "/machine.json") : nlohmann::json{};
+  nlohmann::json machine = nlohmann::json::object();
+  if (f.exists("machine.json")) {
+    machine = f.read_json("machine.json");
+    check_machine_json(machine, f.display("machine.json"));
+  }
+  // The schema checked these are sizes >= 0 or null/absent; a null reads as the default.
+  auto size_or = [](const nlohmann::json& obj, const char* key, uint64_t dflt) {
+    auto it = obj.find(key);
+    if (it == obj.end() || !it->is_number_integer()) return dflt;
+    return it->is_number_unsigned() ? it->get<uint64_t>() : static_cast<uint64_t>(it->get<int64_t>());
+  };
   if (!o.ram_limit && machine.contains("sandbox") && machine["sandbox"].is_object())
-    o.ram_limit = machine["sandbox"].value("ram_limit_bytes", uint64_t{0});
+    o.ram_limit = size_or(machine["sandbox"], "ram_limit_bytes", 0);
   if (machine.contains("model") && machine["model"].is_object()) {
-    o.model_mac_ram = machine["model"].value("mac_ram_bytes", uint64_t{48} << 30);
-    o.recommended_max = machine["model"].value("recommended_max_bytes", uint64_t{0});
+    o.model_mac_ram = size_or(machine["model"], "mac_ram_bytes", uint64_t{48} << 30);
+    o.recommended_max = size_or(machine["model"], "recommended_max_bytes", 0);
     const auto rev = machine["model"].find("revision");
     if (rev != machine["model"].end() && !rev->is_null()) {
       if (!rev->is_string())

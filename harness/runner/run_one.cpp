@@ -1,6 +1,8 @@
 // One run: wait for room, a sandbox, spawn the child, supervise it, classify, record. And the
 // loop over the plan that calls it.
+#include <fcntl.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <memory>
 #include <ostream>
@@ -21,6 +23,16 @@
 
 namespace wmb {
 namespace {
+
+// Closes an fd at the end of the scope.
+struct FdCloser {
+  int fd = -1;
+  void close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  ~FdCloser() { close(); }
+};
 
 // A sleeper that wakes early when the parent gets SIGINT/SIGTERM/SIGHUP.
 class InterruptibleSleeper : public Sleeper {
@@ -52,7 +64,7 @@ struct Session {
 bool write_record(Session& s, RunRecord& r) {
   r.ended_utc = utc_now_iso();
   try {
-    write_json_atomic(s.prep.dir + "/runs/" + r.file_stem() + ".json", to_json(r));
+    s.prep.held->folder.write_json("runs/" + r.file_stem() + ".json", to_json(r));
     return true;
   } catch (const FileError& e) {
     s.end.write_error = e.what();
@@ -92,10 +104,11 @@ int watch_child(Session& s, const Child& child, RunRecord& rec, std::unique_ptr<
                     std::unique_ptr<Sandbox> sandbox, uint64_t swap_before, const std::string& head) {
   trace_start(*trace, s, rec, child.pid);
   SuperviseOptions sup = supervise_options(s, sandbox.get(), trace.get());
-  RunWatch watch(s.probe, *trace, s.progress, head, child.pid, swap_before, rec.warnings);
+  RunWatch watch(s.probe, *trace, s.progress, head, child.pid, swap_before);
   watch.attach(sup);
   const SuperviseResult res = supervise(child, sup, s.probe, s.clock, swap_before);
-  const Classification cls = classify(res, watch.report());
+  const Classification cls =
+      classify(res, watch.report(), s.prep.held->folder.read_tail("runs/" + rec.file_stem() + ".stderr.log", 4096));
   WatchedRun w{res, watch.report(), cls, sandbox ? sandbox->peak_usage() : std::nullopt, s.opts.scenario.guard.grace, {}};
   if (res.stopper == Stopper::None && cls.stopped_by != "crash") trace->line({{"type", "end"}});
   if (!trace->error().empty()) w.late_warnings.push_back(trace->error());
@@ -148,16 +161,20 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision));
   so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
   so.capture_stdout = true;
-  so.stderr_path = s.prep.dir + "/runs/" + rec.file_stem() + ".stderr.log";
   if (sandbox) so.cgroup_procs = sandbox->procs_file();
 
+  // The trace and the stderr log: opened inside the folder, never through a planted link.
+  const Folder& folder = s.prep.held->folder;
   std::unique_ptr<TraceWriter> trace;
+  FdCloser stderr_log;
   try {
-    trace = std::make_unique<TraceWriter>(s.prep.dir + "/" + rec.trace);
+    trace = std::make_unique<TraceWriter>(folder.open_for_write(rec.trace, O_TRUNC | O_APPEND), folder.display(rec.trace));
+    stderr_log.fd = folder.open_for_write("runs/" + rec.file_stem() + ".stderr.log", O_TRUNC);
   } catch (const FileError& e) {
     s.end.write_error = e.what();
     return false;
   }
+  so.stderr_fd = stderr_log.fd;
   uint64_t swap_before = 0;
   try {
     swap_before = s.probe.system().swap_used;
@@ -169,10 +186,14 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   try {
     child = spawn_child(so);
   } catch (const SpawnError& e) {
+    // Not started: a later --resume runs it again. The rest would fail the same way: the session stops.
     record_spawn_failure(rec, s.prep.child->cannot_start(e.what()), swap_before);
     s.progress.finish(fmt::format("{}: {}", head, rec.detail));
-    return write_record(s, rec);
+    s.end.exit_code = 1;
+    write_record(s, rec);
+    return false;
   }
+  stderr_log.close();
   const int interrupted = watch_child(s, child, rec, std::move(trace), std::move(sandbox), swap_before, head);
   s.progress.finish(outcome_line(head, rec));
   if (!write_record(s, rec)) return false;
@@ -186,7 +207,7 @@ SessionEnd run_all(const RunnerOptions& opts, const Plan& plan, Prepared& prep, 
   Session s(opts, prep, probe, err);
   for (size_t pi = 0; pi < plan.runs.size(); ++pi) {
     const PlannedRun& pr = plan.runs[pi];
-    if (plan.done_before.count({pr.cell->label, pr.repeat})) continue;
+    if (!plan.runs_now(pr)) continue;
     if ((s.end.interrupted_by = interrupt_signal())) break;
     if (!run_one(s, pr, pi + 1, plan.runs.size())) break;
   }

@@ -35,8 +35,10 @@ int run_matrix(const RunnerOptions& opts, std::ostream& out, std::ostream& err) 
   install_interrupt_handlers();
   auto probe = make_platform_probe();
   try {
-    const Plan plan = make_plan(opts);
-    Prepared prep = prepare(opts, plan, *probe);
+    // --resume: the folder is locked before anything of it is read (a second writer is refused).
+    std::unique_ptr<HeldFolder> held = opts.resume_dir.empty() ? nullptr : hold_folder(opts.resume_dir, opts);
+    const Plan plan = make_plan(opts, held.get(), &err);
+    Prepared prep = prepare(opts, plan, *probe, std::move(held));
     say_start(opts, plan, prep, out);
     const SessionEnd end = run_all(opts, plan, prep, *probe, err);
     return finish(opts, prep, end, out, err);

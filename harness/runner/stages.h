@@ -19,10 +19,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/files.h"
 #include "common/platform.h"
 #include "guard/policy.h"
 #include "mpsmodel/watermark.h"
 #include "probe/probe.h"
+#include "results/folder_lock.h"
 #include "runner/child_spec.h"
 #include "runner/runner.h"
 
@@ -34,10 +36,26 @@ struct PlannedRun {
   int repeat;
 };
 
+// The plan is every cell of the scenario (a new folder: after --only; --resume: the folder's
+// whole scenario.json, never narrowed), so run indices never change. `now` is what runs in this
+// session: --only narrows it, and --resume leaves out what the folder finished.
 struct Plan {
-  std::vector<const Cell*> cells;  // the scenario's, after --only
+  std::vector<const Cell*> cells;  // the planned cells
   std::vector<PlannedRun> runs;    // repeat by repeat, cell by cell
   std::set<std::pair<std::string, int>> done_before;  // --resume: (label, repeat) finished there
+  std::set<std::string> now_only;  // --resume --only: these labels run now; empty = all
+  bool runs_now(const PlannedRun& r) const {
+    return !done_before.count({r.cell->label, r.repeat}) && (now_only.empty() || now_only.count(r.cell->label));
+  }
+};
+
+// The result folder, opened once and locked for the whole session (results/folder_lock.h):
+// every file of it is written through `folder` (inside it, never through a link).
+struct HeldFolder {
+  explicit HeldFolder(const std::string& dir, const std::string& command)
+      : folder(dir), lock(folder, command) {}
+  Folder folder;
+  FolderLock lock;
 };
 
 struct Prepared {
@@ -46,6 +64,7 @@ struct Prepared {
   ResolvedSizes sizes;
   GuardConfig guard;
   std::string dir;          // the result folder
+  std::unique_ptr<HeldFolder> held;  // that folder, locked
   nlohmann::json machine;   // machine.json as written; finish() adds ended_utc
 };
 
@@ -56,8 +75,20 @@ struct SessionEnd {
   std::string write_error;  // a run file that could not be written
 };
 
-Plan make_plan(const RunnerOptions& opts);
-Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe);
+// --resume: `held` is the folder, locked before anything of it is read; the folder's problems
+// (run files left out) are said on `err`. Throws RunRefused.
+Plan make_plan(const RunnerOptions& opts, const HeldFolder* held, std::ostream* err);
+// `held`: the resumed folder (nullptr: a new one is made and locked here).
+Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe, std::unique_ptr<HeldFolder> held);
+// resume_check.cpp: --resume with options that change the folder's scenario (--step, --cap,
+// --device, --repeat, ... or sizes that resolve differently here) is refused, naming each
+// difference. Throws RunRefused.
+void check_resume_matches(const RunnerOptions& opts, const HeldFolder& held, const ResolvedSizes& sizes);
+
+// "wmbench run --resume DIR" / "wmbench run SCENARIO", for the lock's note.
+std::string lock_note(const RunnerOptions& opts);
+// Opens and locks DIR; FolderBusy and FileError become RunRefused (exit 2, naming the holder).
+std::unique_ptr<HeldFolder> hold_folder(const std::string& dir, const RunnerOptions& opts);
 void say_start(const RunnerOptions& opts, const Plan& plan, const Prepared& prep, std::ostream& out);
 SessionEnd run_all(const RunnerOptions& opts, const Plan& plan, Prepared& prep, MemoryProbe& probe, std::ostream& err);
 int finish(const RunnerOptions& opts, Prepared& prep, const SessionEnd& end, std::ostream& out, std::ostream& err);

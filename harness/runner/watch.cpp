@@ -13,9 +13,9 @@ nlohmann::json opt(const std::optional<uint64_t>& v) { return v ? nlohmann::json
 }  // namespace
 
 RunWatch::RunWatch(MemoryProbe& probe, TraceWriter& trace, ProgressLine& progress, std::string head, pid_t pid,
-                   uint64_t swap_before, std::vector<std::string>& warnings)
+                   uint64_t swap_before)
     : probe_(probe), trace_(trace), progress_(progress), head_(std::move(head)), pid_(pid), swap_before_(swap_before),
-      last_swap_(swap_before), warnings_(warnings) {}
+      last_swap_(swap_before) {}
 
 void RunWatch::on_stage(double t) {
   // The parent's own reading of the child's footprint at this stage (phys_footprint on a Mac).
@@ -30,27 +30,27 @@ void RunWatch::on_stage(double t) {
   trace_.line(e);
 }
 
-void RunWatch::on_message(const nlohmann::json& msg, double t) {
-  report_.absorb(msg);
-  const std::string type = msg.value("type", "");
-  if (type == "step") {
-    trace_.line({{"type", "event"}, {"t", t}, {"kind", "step"}, {"index", msg.value("index", 0)},
+void RunWatch::on_line(std::string_view line, bool cut, double t) {
+  // absorb_line checks the message's fields against the protocol's schema: what is read below
+  // has its type (a bad line is a bounded warning in the report, never an exception).
+  const ChildReport::Absorbed a = report_.absorb_line(line, cut);
+  if (!a) return;
+  const nlohmann::json& msg = a.msg;
+  if (a.type == "step") {
+    trace_.line({{"type", "event"}, {"t", t}, {"kind", "step"}, {"index", msg.value("index", int64_t{0})},
                  {"held", report_.held_bytes}, {"step_seconds", msg.value("step_seconds", 0.0)}});
-  } else if (type == "stage") {
+  } else if (a.type == "stage") {
     on_stage(t);
-  } else if (type == "error") {
+  } else if (a.type == "error") {
     trace_.line({{"type", "event"}, {"t", t}, {"kind", "error"}, {"text", msg.value("text", "")}});
-  } else if (type == "hello") {
+  } else if (a.type == "hello") {
     trace_.line({{"type", "event"}, {"t", t}, {"kind", "hello"}, {"torch_version", msg.value("torch_version", "")}});
   }
 }
 
 void RunWatch::attach(SuperviseOptions& sup) {
   cgroup_dir_ = sup.cgroup_dir;
-  sup.on_message = [this](const nlohmann::json& msg, double t) { on_message(msg, t); };
-  sup.on_bad_line = [this](const std::string& line) {
-    warnings_.push_back("the child wrote a line that is not JSON: " + line.substr(0, 200));
-  };
+  sup.on_line = [this](std::string_view line, bool cut, double t) { on_line(line, cut, t); };
   sup.decorate_sample = [this](nlohmann::json& s) {
     s["held"] = report_.held_bytes;
     s["allocated"] = opt(report_.allocated_bytes);

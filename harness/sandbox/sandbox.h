@@ -8,6 +8,9 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include <sys/types.h>
 
 namespace wmb {
 
@@ -25,9 +28,17 @@ struct SandboxSupport {
 // Can a sandbox be made here? (cgroup with memory controller, writable, and swap present.)
 SandboxSupport sandbox_support(bool need_swap = true);
 
+// What stop_all() found and did.
+struct CgroupStop {
+  std::vector<pid_t> pids;   // the processes that were in the cgroup
+  bool killed = false;       // some outlived SIGTERM by the grace and got SIGKILL
+  bool emptied = true;       // the cgroup was empty at the end
+};
+
 class Sandbox {
  public:
-  // Makes <parent>/wmbench-<pid>-<n> limited to `limit` bytes. Throws SandboxError.
+  // Makes <parent>/wmbench-<pid>-<n> limited to `limit` bytes (0: no limit, a cgroup only to
+  // know every process of a command, e.g. `wmbench guard`). Throws SandboxError.
   Sandbox(uint64_t limit, const std::string& name_hint);
   ~Sandbox();
   Sandbox(const Sandbox&) = delete;
@@ -39,6 +50,12 @@ class Sandbox {
   uint64_t limit() const { return limit_; }
   // Peak usage the kernel recorded (v1 memory.max_usage_in_bytes, v2 memory.peak), if any.
   std::optional<uint64_t> peak_usage() const;
+  // The processes in the cgroup now (cgroup.procs), however they left the process group or
+  // session they were started in (setsid, double fork).
+  std::vector<pid_t> procs() const;
+  // SIGTERM to every process in the cgroup, SIGKILL to those left after `grace` seconds, then
+  // waits (a few seconds at most) until it is empty.
+  CgroupStop stop_all(double grace);
   // Removes the cgroup (kills stragglers first). Idempotent; returns an error text or "".
   std::string remove();
 

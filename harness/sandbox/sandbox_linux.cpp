@@ -135,6 +135,7 @@ Sandbox::Sandbox(uint64_t limit, const std::string& name_hint) : limit_(limit) {
   dir_ = fmt::format("{}/wmbench-{}-{}-{}", s.parent_dir, ::getpid(), ++g_counter, name_hint);
   if (::mkdir(dir_.c_str(), 0755) != 0)
     throw SandboxError(fmt::format("--ram-limit: cannot make cgroup {}: {}", dir_, std::strerror(errno)));
+  if (limit == 0) return;  // no limit: the cgroup only holds the processes
   std::string err;
   const std::string limit_file = kind_ == "cgroup-v2" ? dir_ + "/memory.max" : dir_ + "/memory.limit_in_bytes";
   if (!write_text(limit_file, std::to_string(limit), &err)) {
@@ -152,6 +153,38 @@ std::optional<uint64_t> Sandbox::peak_usage() const {
   std::string s = slurp(dir_ + (kind_ == "cgroup-v2" ? "/memory.peak" : "/memory.max_usage_in_bytes"));
   if (s.empty()) return std::nullopt;
   return std::strtoull(s.c_str(), nullptr, 10);
+}
+
+std::vector<pid_t> Sandbox::procs() const {
+  std::vector<pid_t> v;
+  if (dir_.empty()) return v;
+  std::istringstream in(slurp(dir_ + "/cgroup.procs"));
+  pid_t p;
+  while (in >> p) v.push_back(p);
+  return v;
+}
+
+CgroupStop Sandbox::stop_all(double grace) {
+  CgroupStop r;
+  r.pids = procs();
+  if (r.pids.empty()) return r;
+  for (pid_t p : r.pids) ::kill(p, SIGTERM);
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(grace);
+  while (!procs().empty() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // Processes that came in meanwhile (a fork before the SIGTERM landed) are in procs() too.
+  const auto left = procs();
+  if (!left.empty()) {
+    r.killed = true;
+    for (pid_t p : left) ::kill(p, SIGKILL);
+    const auto hard = Clock::now() + std::chrono::seconds(5);
+    while (!procs().empty() && Clock::now() < hard) {
+      for (pid_t p : procs()) ::kill(p, SIGKILL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  r.emptied = procs().empty();
+  return r;
 }
 
 std::string Sandbox::remove() {

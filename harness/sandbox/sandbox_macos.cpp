@@ -14,6 +14,8 @@ Sandbox::Sandbox(uint64_t limit, const std::string&) : limit_(limit) {
 }
 Sandbox::~Sandbox() = default;
 std::optional<uint64_t> Sandbox::peak_usage() const { return std::nullopt; }
+std::vector<pid_t> Sandbox::procs() const { return {}; }
+CgroupStop Sandbox::stop_all(double) { return {}; }
 std::string Sandbox::remove() { return ""; }
 
 }  // namespace wmb

@@ -57,13 +57,17 @@ Child spawn_child(const SpawnOptions& opts) {
   if (make_pipe(err_pipe) != 0) throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
 
   int stderr_fd = -1;
-  if (!opts.stderr_path.empty()) {
+  if (opts.stderr_fd >= 0) {
+    stderr_fd = ::fcntl(opts.stderr_fd, F_DUPFD_CLOEXEC, 3);
+    if (stderr_fd < 0) throw SpawnError(fmt::format("cannot use the stderr fd: {}", std::strerror(errno)), errno);
+  } else if (!opts.stderr_path.empty()) {
     stderr_fd = ::open(opts.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (stderr_fd < 0) throw SpawnError(fmt::format("cannot open {}: {}", opts.stderr_path, std::strerror(errno)), errno);
   }
   int cgroup_fd = -1;
   if (!opts.cgroup_procs.empty()) {
     cgroup_fd = ::open(opts.cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);
+    if (cgroup_fd < 0 && stderr_fd >= 0) ::close(stderr_fd);
     if (cgroup_fd < 0) throw SpawnError(fmt::format("cannot open {}: {}", opts.cgroup_procs, std::strerror(errno)), errno);
   }
 
@@ -158,23 +162,27 @@ ExitStatus reap(pid_t pid) {
   return from_wait(status);
 }
 
-ExitStatus stop_process_group(pid_t pid, double grace, bool* killed) {
+ExitStatus stop_process_group(pid_t pid, double grace, bool* killed, const std::function<void(int sig)>& also) {
+  auto signal_all = [&](int sig) {
+    ::kill(-pid, sig);
+    if (also) also(sig);
+  };
   if (killed) *killed = false;
   if (auto s = try_reap(pid)) {
-    ::kill(-pid, SIGKILL);  // stragglers of the group
+    signal_all(SIGKILL);  // stragglers of the group
     return *s;
   }
-  ::kill(-pid, SIGTERM);
+  signal_all(SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace);
   while (std::chrono::steady_clock::now() < deadline) {
     if (auto s = try_reap(pid)) {
-      ::kill(-pid, SIGKILL);
+      ::kill(-pid, SIGKILL);  // the group's stragglers; others get the rest of their grace (stop_all)
       return *s;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   if (killed) *killed = true;
-  ::kill(-pid, SIGKILL);
+  signal_all(SIGKILL);
   return reap(pid);
 }
 

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -21,7 +22,8 @@ struct SpawnOptions {
   std::vector<std::string> argv;                 // argv[0] is looked up in PATH when it has no '/'
   std::map<std::string, std::string> env;        // the child's whole environment
   bool capture_stdout = false;                   // stdout -> a pipe whose read end is returned
-  std::string stderr_path;                       // "" = inherit
+  std::string stderr_path;                       // "" = inherit (a path: a link there is followed)
+  int stderr_fd = -1;                            // else: the child's stderr is this fd (the caller keeps and closes it)
   bool stdin_null = true;                        // stdin from /dev/null (else inherited)
   std::string cgroup_procs;                      // a cgroup.procs file to join before exec ("" = none)
   bool own_process_group = true;
@@ -47,8 +49,10 @@ std::optional<ExitStatus> try_reap(pid_t pid);
 ExitStatus reap(pid_t pid);  // blocking
 
 // SIGTERM to the group, SIGKILL after `grace` seconds, then wait for the leader to be gone.
-// Returns the leader's status; `killed` tells whether SIGKILL was needed.
-ExitStatus stop_process_group(pid_t pid, double grace, bool* killed = nullptr);
+// Returns the leader's status; `killed` tells whether SIGKILL was needed. `also`, when set, is
+// given each signal sent to the group, for processes outside it (a cgroup's, see guard_command).
+ExitStatus stop_process_group(pid_t pid, double grace, bool* killed = nullptr,
+                              const std::function<void(int sig)>& also = {});
 
 // The parent's environment as a map, and the child's: every PYTORCH_MPS_* and
 // PYTORCH_CUDA_ALLOC_CONF variable removed, then the cell's own added verbatim.

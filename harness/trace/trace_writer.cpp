@@ -17,6 +17,8 @@ TraceWriter::TraceWriter(const std::string& path) : path_(path) {
   if (fd_ < 0) throw FileError(fmt::format("cannot write trace {}: {}", path, std::strerror(errno)));
 }
 
+TraceWriter::TraceWriter(int fd, std::string display) : fd_(fd), path_(std::move(display)) {}
+
 TraceWriter::~TraceWriter() { close(); }
 
 void TraceWriter::line(const nlohmann::json& j) {

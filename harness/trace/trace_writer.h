@@ -14,6 +14,9 @@ class TraceWriter {
  public:
   TraceWriter() = default;
   explicit TraceWriter(const std::string& path);  // throws FileError
+  // Takes over an open fd (e.g. Folder::open_for_write: inside a result folder, no link followed);
+  // `display` names the file in errors.
+  TraceWriter(int fd, std::string display);
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;

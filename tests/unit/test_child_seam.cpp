@@ -56,7 +56,9 @@ std::string refusal(const std::function<void()>& f) {
 }  // namespace
 
 TEST(ChildSeam, TheNativeChildRunsTheFillWithTheFlagsAndSaysSoInMachineJson) {
-  const std::string fill = script(tmpdir(), "wmbench-fill", "exit 0");
+  // It says its hello to --hello-only, as wmbench-fill does (the probe before any folder exists).
+  const std::string fill = script(tmpdir(), "wmbench-fill",
+                                  R"(echo '{"type":"hello","pid":1,"torch_version":"1.13.1","device":"cpu"}')");
   auto child = native_fill_child(fill);
   EXPECT_EQ(child->describe(), (nlohmann::json{{"kind", "native"}, {"program", fill}, {"python", nullptr}}));
   EXPECT_EQ(child->program(), fill);
@@ -77,6 +79,32 @@ TEST(ChildSeam, ANativeFillThatIsNotExecutableIsRefused) {
   const std::string t = tmpdir();
   std::ofstream(t + "/plain") << "x";
   EXPECT_NE(refusal([&] { native_fill_child(t + "/plain"); }).find("is not an executable file"), std::string::npos);
+}
+
+TEST(ChildSeam, ANativeFillThatCannotRunOrSaysNoHelloIsRefusedBeforeAnyFolder) {
+  const std::string t = tmpdir();
+  struct Case {
+    std::string body, must;
+  };
+  const std::vector<Case> cases = {
+      {"exit 0", "said no hello"},                      // runs, says nothing
+      {"echo not json; exit 0", "said no hello"},       // not the protocol
+      {"exit 3", "exit 3"},                             // fails
+      {"kill -SEGV $$", "SIGSEGV"},                     // crashes
+      {R"(echo '{"type":"hello","torch_version":{"x":1}}')", "said no hello"},  // a hello of the wrong shape
+      {R"(echo '{"type":"error","text":"libtorch_cpu.so: cannot open shared object file"}'; exit 1)", "libtorch_cpu.so"},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const std::string fill = script(t, "fill" + std::to_string(i++), c.body);
+    const std::string why = refusal([&] { native_fill_child(fill); });
+    EXPECT_NE(why.find("cannot be used as wmbench-fill"), std::string::npos) << c.body << ": " << why;
+    EXPECT_NE(why.find(c.must), std::string::npos) << c.body << ": " << why;
+  }
+  // Not a program at all (a script without its interpreter line): exec fails.
+  std::ofstream(t + "/noexec") << "garbage\n";
+  ::chmod((t + "/noexec").c_str(), 0755);
+  EXPECT_NE(refusal([&] { native_fill_child(t + "/noexec"); }).find("cannot be used"), std::string::npos);
 }
 
 TEST(ChildSeam, FillFlagsAreTheProtocolsForEveryKind) {
