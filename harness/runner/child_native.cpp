@@ -42,8 +42,8 @@ std::unique_ptr<FillChild> native_fill_child(const std::string& explicit_path) {
   // build of wmbench-fill; the run's own device is checked by the runs themselves.
   std::string why;
   if (!fetch_child_hello(fill, "cpu", &why))
-    throw RunRefused(fmt::format("--fill: {} cannot be used as wmbench-fill: `{} --device cpu --hello-only` {}", fill,
-                                 fill, why.empty() ? "said no hello" : "failed: " + why));
+    throw RunRefused(fmt::format("--fill: {} cannot be used as wmbench-fill: `{} --device cpu --hello-only`: {}", fill,
+                                 fill, why.empty() ? "it said no hello" : why));
   return std::make_unique<NativeFillChild>(fill);
 }
 
