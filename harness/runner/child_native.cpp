@@ -43,8 +43,8 @@ std::unique_ptr<FillChild> native_fill_child(const std::string& explicit_path) {
   auto child = std::make_unique<NativeFillChild>(fill);
   std::string why;
   if (!fetch_child_hello(*child, "cpu", 60, &why))
-    throw RunRefused(fmt::format("--fill: {} cannot be used as wmbench-fill: `{} --device cpu --hello-only` {}", fill,
-                                 fill, why.empty() ? "said no hello" : "failed: " + why));
+    throw RunRefused(fmt::format("--fill: {} cannot be used as wmbench-fill: `{} --device cpu --hello-only`: {}", fill,
+                                 fill, why.empty() ? "it said no hello" : why));
   return child;
 }
 
