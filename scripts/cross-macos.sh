@@ -107,8 +107,13 @@ tests_defs=("-DWMBENCH_TEST_DATA=\"/tmp/data\"" "-DWMBENCH_SOURCE_DIR=\"/tmp/src
             "-DWMBENCH_BIN=\"/tmp/wmbench\"" "-DWMBENCH_FILL_BIN=\"/tmp/wmbench-fill\"")
 
 # ---- the source lists (as CMake makes them on Apple) -------------------------------------------
-mapfile -t core < <(cd "$root" && for d in common errparse scenario protocol probe guard trace sandbox spawn runner results compare mpsmodel; do
-  [[ -d "harness/$d" ]] && find "harness/$d" -name '*.cpp'
+# The core folders are read off CMakeLists.txt's CORE_SOURCES globs, so a folder added there is
+# cross-built too (a hand-kept list here once missed harness/history/).
+mapfile -t core_dirs < <(sed -n '/^file(GLOB_RECURSE CORE_SOURCES/,/)$/p' "$root/CMakeLists.txt" |
+  grep -o 'harness/[a-z_]*/\*\.cpp' | sed 's|/\*\.cpp||' | sort -u)
+((${#core_dirs[@]} > 5)) || { echo "cross-macos: could not read CORE_SOURCES from CMakeLists.txt" >&2; exit 1; }
+mapfile -t core < <(cd "$root" && for d in "${core_dirs[@]}"; do
+  [[ -d "$d" ]] && find "$d" -name '*.cpp'
 done | grep -v '_linux\.cpp$' | sort)
 mapfile -t cli < <(cd "$root" && find harness/cli -maxdepth 1 -name '*.cpp' | sort)
 mapfile -t fill < <(cd "$root" && find harness/fill -maxdepth 1 -name '*.cpp' ! -name device_mps.cpp | sort)
