@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/text_table.h"
 #include "common/units.h"
 #include "compare/compare.h"
 
@@ -90,54 +91,17 @@ std::string verdict_line(const Comparison& c) {
                      tol_text(c.tolerance_pct), p);
 }
 
-// Columns padded to the widest cell; the last column is not padded.
-std::string aligned(const std::vector<std::vector<std::string>>& rows, bool rule_after_first) {
-  std::vector<size_t> w;
-  for (const auto& r : rows) {
-    if (w.size() < r.size()) w.resize(r.size(), 0);
-    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  }
-  std::string out;
-  for (size_t k = 0; k < rows.size(); ++k) {
-    std::string line;
-    for (size_t i = 0; i < rows[k].size(); ++i) {
-      line += rows[k][i];
-      if (i + 1 < rows[k].size()) line += std::string(w[i] - rows[k][i].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-    if (k == 0 && rule_after_first) {
-      std::string rule;
-      for (size_t i = 0; i < w.size(); ++i) rule += std::string(w[i], '-') + (i + 1 < w.size() ? "  " : "");
-      out += rule + "\n";
-    }
-  }
-  return out;
-}
-
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n') out += ' ';
-    else out += ch;
-  }
-  return out;
-}
-
-std::string md_code(const std::string& s) { return "`" + md_escape(s) + "`"; }
-
 }  // namespace
 
 std::string format_text(const Comparison& c) {
   std::string out = fmt::format("wmbench compare: scenario \"{}\", tolerance {}\n\n", c.base.scenario,
                                 tol_text(c.tolerance_pct));
-  out += aligned({{"", "torch", "child", "OS", "chip", "device", "date", "runs", "folder"},
-                  {"base", c.base.torch_version, c.base.child, c.base.os_version, c.base.chip, c.base.device,
-                   c.base.date, std::to_string(c.base.runs), c.base.path},
-                  {"new", c.now.torch_version, c.now.child, c.now.os_version, c.now.chip, c.now.device, c.now.date,
-                   std::to_string(c.now.runs), c.now.path}},
-                 false);
+  out += aligned_columns({{"", "torch", "child", "OS", "chip", "device", "date", "runs", "folder"},
+                          {"base", c.base.torch_version, c.base.child, c.base.os_version, c.base.chip,
+                           c.base.device, c.base.date, std::to_string(c.base.runs), c.base.path},
+                          {"new", c.now.torch_version, c.now.child, c.now.os_version, c.now.chip, c.now.device,
+                           c.now.date, std::to_string(c.now.runs), c.now.path}},
+                         false);
   for (const auto& n : c.notes) out += "note: " + n + "\n";
   out += "\n";
   std::vector<std::vector<std::string>> t;
@@ -146,7 +110,7 @@ std::string format_text(const Comparison& c) {
   for (const auto& r : c.rows) {
     t.push_back({r.label, stop_cell(r), held_cell(r), max_allowed_cell(r), swap_cell(r), r.verdict});
   }
-  out += aligned(t, true);
+  out += aligned_columns(t, true);
   out += "\n" + verdict_line(c) + "\n";
   return out;
 }

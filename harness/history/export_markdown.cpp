@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/text_table.h"
 #include "common/units.h"
 #include "history/history.h"
 
@@ -14,7 +15,7 @@ namespace wmb::history {
 
 namespace {
 
-using Table = std::vector<std::vector<std::string>>;
+using Table = TextRows;
 
 std::string size_or_dash(const std::optional<uint64_t>& v) { return v ? format_size(*v) : "-"; }
 
@@ -122,42 +123,6 @@ std::string header_line(const History& h) {
   return out;
 }
 
-// Columns padded to the widest cell; the last column is not padded.
-std::string aligned(const Table& rows) {
-  std::vector<size_t> w;
-  for (const auto& r : rows) {
-    if (w.size() < r.size()) w.resize(r.size(), 0);
-    for (size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-  }
-  std::string out;
-  for (size_t k = 0; k < rows.size(); ++k) {
-    std::string line;
-    for (size_t i = 0; i < rows[k].size(); ++i) {
-      line += rows[k][i];
-      if (i + 1 < rows[k].size()) line += std::string(w[i] - rows[k][i].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-    if (k == 0) {
-      std::string rule;
-      for (size_t i = 0; i < w.size(); ++i) rule += std::string(w[i], '-') + (i + 1 < w.size() ? "  " : "");
-      out += rule + "\n";
-    }
-  }
-  return out;
-}
-
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else if (ch == '`') out += '\'';
-    else out += ch;
-  }
-  return out;
-}
-
 // Column `code` (or none) is set in backticks; a cell starting with "! " is set in bold.
 std::string md_table(const Table& rows, int code_col) {
   std::string out;
@@ -196,9 +161,9 @@ std::string format_text(const History& h) {
   for (const auto& s : h.series) {
     out += fmt::format("\n== {} on {}: {} folder{} ==\n\n", s.scenario, s.device, s.folders.size(),
                        s.folders.size() == 1 ? "" : "s");
-    out += aligned(folder_table(s));
+    out += aligned_columns(folder_table(s), true);
     for (const auto& n : note_lines(s)) out += "note: " + n + "\n";
-    out += "\n" + aligned(setting_table(s));
+    out += "\n" + aligned_columns(setting_table(s), true);
     out += "\n" + series_verdict(s) + "\n";
   }
   if (h.series.empty()) out += "\nNo folder of scenario \"" + h.only_scenario + "\".\n";
