@@ -42,7 +42,7 @@
 #include "runner/classify.h"
 #include "spawn/process.h"
 
-#include "proc_util.h"
+#include "cli_util.h"
 
 extern char** environ;
 
@@ -65,14 +65,6 @@ struct Kid {
 
 Kid native_child() { return {"native", {WMBENCH_FILL_BIN}}; }
 Kid python_child() { return {"python", {WMBENCH_TORCH_PYTHON, WMBENCH_PYFILL}}; }
-
-#define SKIP_WITHOUT_PYTHON_TORCH()                                                                        \
-  do {                                                                                                     \
-    if (std::string(WMBENCH_TORCH_PYTHON).empty())                                                         \
-      GTEST_SKIP() << "no python3 with torch was found at configure time (apt install python3-torch, or "  \
-                      "cmake -DWMBENCH_TORCH_PYTHON=/path/to/python), so the Python child cannot run";      \
-    if (!wmbt::file_exists(WMBENCH_PYFILL)) FAIL() << WMBENCH_PYFILL << " is missing (CMake copies it)";  \
-  } while (0)
 
 struct Line {
   ojson msg;

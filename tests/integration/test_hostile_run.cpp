@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "proc_util.h"
+#include "cli_util.h"
 
 using namespace wmbt;
 
@@ -17,20 +17,6 @@ namespace {
 
 const std::string kBin = WMBENCH_BIN;
 const std::string kFill = WMBENCH_FILL_BIN;
-
-std::string scenario(const std::string& dir, const std::string& name, const std::string& body) {
-  std::string path = dir + "/" + name + ".json";
-  write(path, body);
-  return path;
-}
-
-Result wmbench(std::vector<std::string> args, RunOpts o = {}) {
-  args.insert(args.begin(), kBin);
-  o.set_env["WMBENCH_FILL"] = kFill;
-  return run(args, o);
-}
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 const char* kThree = R"({"name": "three", "device": "cpu", "step": "4MiB", "cap": "8MiB", "timeout": "60s",
   "matrix": [{"label": "a"}, {"label": "b"}, {"label": "c"}]})";

@@ -6,7 +6,7 @@
 
 #include <sys/stat.h>
 
-#include "proc_util.h"
+#include "cli_util.h"
 
 using namespace wmbt;
 
@@ -16,12 +16,6 @@ const std::string kBin = WMBENCH_BIN;
 const std::string kFill = WMBENCH_FILL_BIN;
 const char* const kSmall = R"({"name": "small", "device": "cpu", "step": "4MiB", "cap": "8MiB", "timeout": "60s",
   "matrix": [{"label": "a"}]})";
-
-Result wmbench(std::vector<std::string> args, RunOpts o = {}) {
-  args.insert(args.begin(), kBin);
-  o.set_env["WMBENCH_FILL"] = kFill;
-  return run(args, o);
-}
 
 std::string executable(const std::string& path, const std::string& text) {
   write(path, text);

@@ -12,19 +12,11 @@
 
 #include <dirent.h>
 
-#include "proc_util.h"
+#include "cli_util.h"
 
 using namespace wmbt;
 
 namespace {
-
-#define SKIP_WITHOUT_PYTHON_TORCH()                                                                        \
-  do {                                                                                                     \
-    if (std::string(WMBENCH_TORCH_PYTHON).empty())                                                         \
-      GTEST_SKIP() << "no python3 with torch was found at configure time (apt install python3-torch, or "  \
-                      "cmake -DWMBENCH_TORCH_PYTHON=/path/to/python), so the Python child cannot run";      \
-    if (!wmbt::file_exists(WMBENCH_PYFILL)) FAIL() << WMBENCH_PYFILL << " is missing (CMake copies it)";  \
-  } while (0)
 
 RunOpts opts() {
   RunOpts o;

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "proc_util.h"
+#include "cli_util.h"
 
 using namespace wmbt;
 
@@ -14,18 +14,6 @@ namespace {
 
 const std::string kBin = WMBENCH_BIN;
 const std::string kFill = WMBENCH_FILL_BIN;
-
-std::string scenario(const std::string& dir, const std::string& name, const std::string& body) {
-  std::string path = dir + "/" + name + ".json";
-  write(path, body);
-  return path;
-}
-
-Result wmbench(std::vector<std::string> args, RunOpts o = {}) {
-  args.insert(args.begin(), kBin);
-  o.set_env["WMBENCH_FILL"] = kFill;
-  return run(args, o);
-}
 
 nlohmann::json run_file(const std::string& dir, const std::string& stem) {
   return read_json(dir + "/runs/" + stem + ".json");

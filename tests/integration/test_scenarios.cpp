@@ -2,17 +2,11 @@
 // runner and fill child.
 #include <gtest/gtest.h>
 
-#include "proc_util.h"
+#include "cli_util.h"
 
 using namespace wmbt;
 
 namespace {
-Result wmbench(std::vector<std::string> args) {
-  args.insert(args.begin(), WMBENCH_BIN);
-  RunOpts o;
-  o.set_env["WMBENCH_FILL"] = WMBENCH_FILL_BIN;
-  return run(args, o);
-}
 const std::string kScenarios = std::string(WMBENCH_SOURCE_DIR) + "/scenarios/";
 }  // namespace
 
