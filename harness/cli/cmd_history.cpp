@@ -19,7 +19,7 @@ wmb::cli::Registrar reg{wmb::cli::Command{65, [](CLI::App& app, int& exit_code) 
   auto* sub = app.add_subcommand(
       "history",
       "Many result folders (Macs, torch releases) in one view, one series per scenario and device; exit 1 when "
-      "the newest folder regressed against the one before it, 2 on bad input");
+      "the newest folder regressed against the one before it, 2 on bad input, 3 when --plot drew no chart");
   sub->add_option("DIR", args->opts.dirs, "Result folders (results/*/)")->required();
   sub->add_option("--by", args->opts.by, "Order of each series: date, torch (version) or machine (RAM, chip)")
       ->default_str("date")

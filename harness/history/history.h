@@ -113,7 +113,8 @@ struct HistoryOptions {
 };
 
 // What `wmbench history` does: 0, 1 when the newest folder of a series regressed against the one
-// before it, 2 on bad input (the message, naming the folder, goes to `err`).
+// before it, 2 on bad input (the message, naming the folder, goes to `err`), 3 when --plot drew
+// no chart.
 int run_history(const HistoryOptions& opts, std::ostream& out, std::ostream& err);
 
 // --plot: runs plots/history.py with the first python3 that has matplotlib, without a shell.

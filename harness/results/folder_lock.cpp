@@ -41,7 +41,10 @@ FolderLock::FolderLock(const Folder& folder, const std::string& command) {
 
 FolderLock::~FolderLock() {
   if (fd_ >= 0) {
-    ::ftruncate(fd_, 0);  // no stale note; the file itself stays (removing it would race)
+    // No stale note; the file itself stays (removing it would race). A failure leaves only an old
+    // note in the lock file, which the next holder overwrites: nothing to report from a destructor.
+    if (::ftruncate(fd_, 0) != 0) {
+    }
     ::close(fd_);
   }
 }

@@ -13,21 +13,7 @@
 namespace wmb {
 namespace {
 
-constexpr double kProbeTimeout = 30;   // `python -c 'import matplotlib'`
 constexpr double kChartTimeout = 600;  // one chart script
-
-// The first Python 3 that has matplotlib: $WMBENCH_PYTHON, python3 on PATH, /usr/bin/python3
-// (a pyenv or venv python3 often lacks it while the system's has it).
-std::string python_with_matplotlib() {
-  std::vector<std::string> cands;
-  if (const char* e = std::getenv("WMBENCH_PYTHON"); e && *e) cands.push_back(e);
-  cands.push_back("python3");
-  cands.push_back("/usr/bin/python3");
-  cands.push_back("/opt/homebrew/bin/python3");
-  for (const auto& c : cands)
-    if (run_short_command({c, "-c", "import matplotlib"}, kProbeTimeout).ok()) return c;
-  return "";
-}
 
 }  // namespace
 

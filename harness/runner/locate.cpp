@@ -8,6 +8,7 @@
 #include "common/files.h"
 #include "common/platform.h"
 #include "runner/runner.h"
+#include "runner/short_command.h"
 
 #ifndef WMBENCH_SOURCE_DIR_DEFAULT
 #define WMBENCH_SOURCE_DIR_DEFAULT ""
@@ -72,6 +73,16 @@ std::string find_repo_file(const std::string& relative) {
     std::string p = r + "/" + relative;
     if (path_exists(p)) return p;
   }
+  return "";
+}
+
+std::string python_with_matplotlib() {
+  constexpr double kProbeTimeout = 30;  // `python -c 'import matplotlib'`
+  std::vector<std::string> cands;
+  if (const char* e = std::getenv("WMBENCH_PYTHON"); e && *e) cands.emplace_back(e);
+  for (const char* c : {"python3", "/usr/bin/python3", "/opt/homebrew/bin/python3"}) cands.emplace_back(c);
+  for (const auto& c : cands)
+    if (run_short_command({c, "-c", "import matplotlib"}, kProbeTimeout).ok()) return c;
   return "";
 }
 

@@ -1,4 +1,4 @@
-// Where things are: the native child, the Python child's script, the repository's files
+// Where things are: the native child, the Python child's script, a python for the charts, the repository's files
 // (scenarios/, plots/) next to the executable's build folder or in the source tree.
 #pragma once
 
@@ -13,5 +13,10 @@ std::string find_on_path(const std::string& name);
 // wmbench_fill.py: $WMBENCH_PYFILL, next to this executable (build/wmbench_fill.py), then the
 // source tree's harness/pyfill/wmbench_fill.py. "" when none.
 std::string find_pyfill();
+// The first Python 3 that can `import matplotlib`, for the charts of `run` and `history --plot`:
+// $WMBENCH_PYTHON, python3 on PATH, /usr/bin/python3 (a pyenv or venv python3 often lacks it
+// while the system's has it), /opt/homebrew/bin/python3. Each is tried as an argv through the
+// no-shell spawner, bounded in time. "" when none.
+std::string python_with_matplotlib();
 
 }  // namespace wmb

@@ -135,3 +135,44 @@ TEST(RunCharts, AFailedChartIsAFailureLineNotChartsDone) {
   EXPECT_NE(r.err.find("chart traces.py failed (exit 3)"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("Charts:"), std::string::npos) << r.out;
 }
+
+namespace {
+std::vector<std::string> mixed_history_folders() {
+  const std::string base = std::string(WMBENCH_SOURCE_DIR) + "/tests/data/history/mixed/";
+  return {base + "2026-11-06-compression-trap", base + "2026-11-07-mps-watermark-model"};
+}
+}  // namespace
+
+// `wmbench history --plot` finds its python as `run` does, starts it without a shell, and keeps
+// stdout for the JSON (the chart paths go to stderr).
+TEST(HistoryPlot, DrawsEachSeriesChartWithoutAShellAndKeepsStdoutJson) {
+  const std::string t = tmpdir();
+  const std::string out = t + "/it's $(touch pwned); 'x";
+  std::vector<std::string> args = {"history", "--json", "--plot", "--plot-out", out};
+  for (const auto& d : mixed_history_folders()) args.push_back(d);
+  RunOpts o;
+  o.cwd = t;
+  auto r = wmbench(args, o);
+  if (r.err.find("no python3 with matplotlib") != std::string::npos) GTEST_SKIP() << "no matplotlib: " << r.err;
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_FALSE(file_exists(t + "/pwned"));
+  EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
+  for (const char* chart : {"history-compression-trap-mps", "history-mps-watermark-mps-model"}) {
+    EXPECT_TRUE(file_exists(out + "/" + chart + ".png")) << chart << "\n" << r.err;
+    EXPECT_TRUE(file_exists(out + "/" + chart + ".svg")) << chart << "\n" << r.err;
+    EXPECT_NE(r.err.find(chart), std::string::npos) << r.err;
+  }
+}
+
+// A chart that fails is exit 3 (not 1, which says "regressed"), and the tables are printed anyway.
+TEST(HistoryPlot, AFailedChartIsExit3AndTheTablesStillPrint) {
+  const std::string t = tmpdir();
+  RunOpts o;
+  o.set_env["WMBENCH_PYTHON"] = executable(t + "/py", "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nexit 4\n");
+  std::vector<std::string> args = {"history", "--plot", "--plot-out", t + "/charts"};
+  for (const auto& d : mixed_history_folders()) args.push_back(d);
+  auto r = wmbench(args, o);
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("compression-trap"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("history.py ... failed (exit 4)"), std::string::npos) << r.err;
+}
