@@ -16,6 +16,7 @@ namespace wmb {
 // hello of the wrong shape is no hello and a child that never ends is stopped after the timeout.
 std::optional<nlohmann::json> fetch_child_hello(const FillChild& child, const std::string& device,
                                                 double timeout_s, std::string* error) {
+  if (auto known = child.known_hello(device)) return known;
   const CommandOutput r = run_short_command(child.argv({"--device", device, "--step", "4MiB", "--hello-only"}),
                                             timeout_s, "/dev/null", child.environment(current_environment(), {}));
   if (!r.started) {
@@ -27,7 +28,10 @@ std::optional<nlohmann::json> fetch_child_hello(const FillChild& child, const st
   const ChildLineSplitter::Sink sink = [&](std::string_view line, bool cut) { report.absorb_line(line, cut); };
   split.feed(r.out.data(), r.out.size(), sink);
   split.finish(sink);
-  if (report.hello) return report.hello;
+  if (report.hello) {
+    child.remember_hello(device, *report.hello);
+    return report.hello;
+  }
   if (error) {
     if (report.error_text) *error = *report.error_text;
     else if (!r.ok()) *error = "it said no hello (" + r.failure() + ")";

@@ -62,4 +62,14 @@ std::unique_ptr<FillChild> choose_fill_child(const RunnerOptions& opts) {
   return choose_fill_child(ChildChoice{opts.fill_path, opts.python, opts.scenario.device});
 }
 
+std::optional<nlohmann::json> FillChild::known_hello(const std::string& device) const {
+  const auto it = hellos_.find(device);
+  if (it == hellos_.end()) return std::nullopt;
+  return it->second;
+}
+
+void FillChild::remember_hello(const std::string& device, const nlohmann::json& hello) const {
+  hellos_[device] = hello;
+}
+
 }  // namespace wmb

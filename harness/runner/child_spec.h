@@ -37,6 +37,15 @@ class FillChild {
   virtual std::string program() const = 0;
   // A run's detail when the child could not be started (`why` from the spawner).
   virtual std::string cannot_start(const std::string& why) const = 0;
+
+  // The hello this child already said for `device` (child_info.h fetch_child_hello keeps each
+  // one), so that the probe in native_fill_child and `info`/`predict` asking for the same device
+  // start the program once, not twice. Runs never use it: every run is a fresh process.
+  std::optional<nlohmann::json> known_hello(const std::string& device) const;
+  void remember_hello(const std::string& device, const nlohmann::json& hello) const;
+
+ private:
+  mutable std::map<std::string, nlohmann::json> hellos_;
 };
 
 // The fill protocol's flags for one run, the same for every kind of child. With a model

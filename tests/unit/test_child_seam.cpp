@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "common/units.h"
+#include "runner/child_info.h"
 #include "runner/child_python.h"
 #include "runner/child_spec.h"
 #include "runner/run_error.h"
@@ -105,6 +106,31 @@ TEST(ChildSeam, ANativeFillThatCannotRunOrSaysNoHelloIsRefusedBeforeAnyFolder) {
   std::ofstream(t + "/noexec") << "garbage\n";
   ::chmod((t + "/noexec").c_str(), 0755);
   EXPECT_NE(refusal([&] { native_fill_child(t + "/noexec"); }).find("cannot be used"), std::string::npos);
+}
+
+// The probe's hello (device cpu) answers `info`'s question for cpu: one start, not two. Another
+// device starts the program again, once.
+TEST(ChildSeam, AHelloForADeviceIsAskedOnceAndAnotherDeviceAsksAgain) {
+  const std::string t = tmpdir();
+  const std::string fill = script(t, "wmbench-fill", "echo started >> " + t + R"(/starts
+dev=cpu; [ "$1" = --device ] && dev=$2
+echo "{\"type\":\"hello\",\"pid\":1,\"torch_version\":\"1.13.1\",\"device\":\"$dev\"}")");
+  const auto starts = [&] {
+    std::ifstream in(t + "/starts");
+    return static_cast<int>(std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));
+  };
+  auto child = native_fill_child(fill);
+  EXPECT_EQ(starts(), 1) << "the probe";
+  auto cpu = fetch_child_hello(*child, "cpu", 10, nullptr);
+  ASSERT_TRUE(cpu);
+  EXPECT_EQ(cpu->value("device", ""), "cpu");
+  EXPECT_EQ(starts(), 1) << "the probe's hello was kept";
+  auto model = fetch_child_hello(*child, "mps-model", 10, nullptr);
+  ASSERT_TRUE(model);
+  EXPECT_EQ(model->value("device", ""), "mps-model");
+  EXPECT_EQ(starts(), 2);
+  EXPECT_TRUE(fetch_child_hello(*child, "mps-model", 10, nullptr));
+  EXPECT_EQ(starts(), 2);
 }
 
 TEST(ChildSeam, FillFlagsAreTheProtocolsForEveryKind) {
