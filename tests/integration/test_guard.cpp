@@ -97,9 +97,11 @@ TEST(GuardRealSwap, StopsACpuFillThatOverrunsItsSandboxBySwapBudget) {
   if (auto why = real_swap_skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::string t = tmpdir();
   const uint64_t step = 16ull << 20, budget = 64ull << 20;
+  RunOpts o;
+  o.timeout = 300;
   auto r = run({kBin, "guard", "--ram-limit", "384MiB", "--swap-budget", "64MiB", "--trace", t + "/swap.jsonl", "--",
                 kFill, "--device", "cpu", "--step", "16MiB", "--cap", "2GiB"},
-               RunOpts{{}, {}, 0, 300});
+               o);
   ASSERT_EQ(r.status, 3) << "the guard should stop it\n" << r.out.substr(0, 2000) << r.err;
   EXPECT_NE(r.err.find("swap grew"), std::string::npos) << r.err;
   auto lines = read_jsonl(t + "/swap.jsonl");

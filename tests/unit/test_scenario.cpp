@@ -120,14 +120,14 @@ TEST(Scenario, NonNumericRatioWarnsThatPyTorchReadsZero) {
 
 TEST(Scenario, LowAboveHighWarnsUnlessHighIsZero) {
   std::vector<std::string> w;
-  Cell c{"x", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.5"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.9"}}};
+  Cell c{"x", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.5"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.9"}}, ""};
   check_cell_env(c, "x", w);
   ASSERT_EQ(w.size(), 1u);
   w.clear();
-  Cell z{"z", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "1.9"}}};
+  Cell z{"z", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "1.9"}}, ""};
   check_cell_env(z, "z", w);
   EXPECT_TRUE(w.empty());
-  Cell d{"d", {}};
+  Cell d{"d", {}, ""};
   check_cell_env(d, "d", w);
   EXPECT_TRUE(w.empty()) << "default 1.7/1.4 is fine";
 }
