@@ -151,7 +151,7 @@ nlohmann::json read_json_file(const std::string& path, size_t max_bytes) {
   return parse_json_text(read_file(path, max_bytes, /*follow_link=*/false), path, max_bytes);
 }
 
-std::pair<size_t, size_t> line_col(const std::string& text, size_t offset) {
+std::pair<size_t, size_t> line_col(std::string_view text, size_t offset) {
   size_t line = 1, col = 1;
   for (size_t i = 0; i < text.size() && i + 1 < offset; ++i) {
     if (text[i] == '\n') {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -86,7 +87,7 @@ class Folder {
 };
 
 // 1-based line and column of a byte offset (nlohmann's parse_error::byte) in `text`.
-std::pair<size_t, size_t> line_col(const std::string& text, size_t offset);
+std::pair<size_t, size_t> line_col(std::string_view text, size_t offset);
 
 void make_dirs(const std::string& path);                        // mkdir -p; throws FileError
 bool path_exists(const std::string& path);

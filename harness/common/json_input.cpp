@@ -25,7 +25,7 @@ Scan prescan(std::string_view t, const std::string& source, size_t max_depth) {
     const char c = t[i];
     if (c == '[' || c == '{') {
       if (++depth > max_depth) {
-        auto [line, col] = line_col(std::string(t.substr(0, i + 1)), i + 1);
+        auto [line, col] = line_col(t, i + 1);
         throw InputError(fmt::format("{}:{}:{}: nested deeper than {} levels; wmbench's files are a few levels deep",
                                      source, line, col, max_depth));
       }
@@ -44,16 +44,8 @@ Scan prescan(std::string_view t, const std::string& source, size_t max_depth) {
 }
 
 std::string where(std::string_view text, const std::string& source, size_t offset) {
-  // line_col counts up to offset-1 (nlohmann's byte is one past); offsets here are 0-based.
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i < text.size() && i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
+  // offset is 0-based here; line_col takes nlohmann's byte, one past.
+  const auto [line, col] = line_col(text, offset + 1);
   return fmt::format("{}:{}:{}", source, line, col);
 }
 
