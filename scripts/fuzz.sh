@@ -7,7 +7,8 @@
 # so the committed corpus never grows. Crash, timeout and OOM inputs are kept in
 # build-fuzz/fuzz-artifacts/; the exit status is non-zero when any target found one.
 # Environment: WMBENCH_FUZZ_TARGETS="fuzz_sizes ..." to run only some; WMBENCH_FUZZ_JOBS (build
-# parallelism, default 1); WMBENCH_FUZZ_KEEP=1 keeps the grown corpora (their folder is printed).
+# parallelism, default 1); WMBENCH_FUZZ_PARALLEL (targets run at once, default the cores);
+# WMBENCH_FUZZ_KEEP=1 keeps the grown corpora (their folder is printed).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -69,9 +70,10 @@ trap cleanup EXIT
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
-failed=0
-summary=()
-for t in "${targets[@]}"; do
+# run_one TARGET: runs one target on a copy of its seeds; writes its summary line to $work/TARGET.line
+# and exits non-zero when the target found something.
+run_one() {
+  local t="$1" name bin seeds corpus log rc execs last cov ft corp stats line found kind kept
   name="${t#fuzz_}"
   bin="$build/tests/fuzz/$t"
   seeds="$root/tests/fuzz/corpus/$name"
@@ -79,12 +81,12 @@ for t in "${targets[@]}"; do
   log="$work/$t.log"
   mkdir -p "$corpus"
   [[ -d "$seeds" ]] && cp -R "$seeds/." "$corpus/"
-  dict=()
-  [[ -f "$root/tests/fuzz/$name.dict" ]] && dict=(-dict="$root/tests/fuzz/$name.dict")
+  local dictarg=""
+  [[ -f "$root/tests/fuzz/$name.dict" ]] && dictarg="-dict=$root/tests/fuzz/$name.dict"
   echo "fuzz: running $t for ${secs}s (log: $log)"
   rc=0
   "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$artifacts/$t-" "${dict[@]}" "$corpus" >"$log" 2>&1 || rc=$?
+    -artifact_prefix="$artifacts/$t-" ${dictarg:+"$dictarg"} "$corpus" >"$log" 2>&1 || rc=$?
   execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n 1)"
   last="$(grep -E '^#[0-9]+' "$log" | tail -n 1)"
   cov="$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")"
@@ -94,19 +96,39 @@ for t in "${targets[@]}"; do
   if ((rc == 0)); then
     line="$t: ok in ${secs}s: $stats"
   else
-    failed=1
     found="$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)"
     kind="$(grep -m1 -oE 'INVARIANT BROKEN: .{0,160}|ERROR: (AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|libFuzzer): [^ ]*( [^ ]*)?|runtime error: .{0,160}|uncaught exception' "$log" || true)"
     kept="$artifacts/$t.log"
     cp "$log" "$kept"
     line="$t: FAILED (rc $rc): ${kind:-see the log}; input: ${found:-none written}; log: $kept; reproduce: $bin ${found:-<input>}; $stats"
   fi
-  echo "$line"
-  summary+=("$line")
+  echo "$line" | tee "$work/$t.line"
+  ((rc == 0))
+}
+
+# The targets run $par at a time (default: the cores; each is one process), in batches.
+par="${WMBENCH_FUZZ_PARALLEL:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}"
+[[ "$par" =~ ^[0-9]+$ ]] && ((par >= 1)) || par=1
+failed=0
+pids=""
+n=0
+for t in "${targets[@]}"; do
+  run_one "$t" &
+  pids="$pids $!"
+  n=$((n + 1))
+  if ((n % par == 0)); then
+    for p in $pids; do wait "$p" || failed=1; done
+    pids=""
+  fi
+done
+for p in $pids; do wait "$p" || failed=1; done
+summary=()
+for t in "${targets[@]}"; do
+  if [[ -f "$work/$t.line" ]]; then summary+=("$(cat "$work/$t.line")"); else summary+=("$t: no result"); failed=1; fi
 done
 
 echo
-echo "fuzz: summary (${secs}s per target)"
+echo "fuzz: summary (${secs}s per target, $par at a time)"
 printf '  %s\n' "${summary[@]}"
 if [[ "${WMBENCH_FUZZ_KEEP:-0}" == 1 ]]; then echo "fuzz: grown corpora kept in $work"; fi
 if ((failed)); then

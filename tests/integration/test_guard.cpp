@@ -93,7 +93,7 @@ TEST(Guard, WritesAMeterCompatibleTrace) {
   EXPECT_GE(samples, 3);
 }
 
-TEST(GuardRealSwap, StopsACpuFillThatOverrunsItsSandboxBySwapBudget) {
+TEST(GuardRealSwapExclusive, StopsACpuFillThatOverrunsItsSandboxBySwapBudget) {
   if (auto why = real_swap_skip_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::string t = tmpdir();
   const uint64_t step = 16ull << 20, budget = 64ull << 20;

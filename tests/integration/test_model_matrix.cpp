@@ -23,7 +23,7 @@ uint64_t swap_total() {
 }
 }  // namespace
 
-TEST(ModelMatrix, MainCommandReproducesTheWriteUpsPatternInASandbox) {
+TEST(ModelMatrixExclusive, MainCommandReproducesTheWriteUpsPatternInASandbox) {
   if (::geteuid() != 0) GTEST_SKIP() << "not root: the 2 GiB sandbox needs a memory cgroup (CI runs as root)";
   if (swap_total() < (1ull << 30)) GTEST_SKIP() << "less than 1 GiB of swap: run `sudo scripts/swapfile.sh on` (scripts/test.sh does)";
   const std::string t = tmpdir();
