@@ -29,6 +29,7 @@
 # What it cannot prove (see scripts/ci/fake-macos/README.md): Apple clang, the SDK, Metal and MPS,
 # BSD userland flags, the real Homebrew and pip, a real torch 2.x wheel. ci.yml's macOS job runs the
 # same commands on GitHub's Macs.
+# shellcheck disable=SC2016  # the single-quoted $BASH_VERSION and BASH_VERSINFO are for the other bash
 set -euo pipefail
 
 say() { printf 'simulated-mac: %s\n' "$*"; }
