@@ -68,7 +68,7 @@ def install_torch(dry_run):
              "(stand-in index: torch %s has wheels for CPython 3.10-3.14; this venv is Python %d.%d)" % ((TORCH,) + py))
     config = torch_shim_source()
     if dry_run:
-        print("Would install torch-%s (stand-in)" % TORCH)
+        say("Would install torch-%s (stand-in)" % TORCH)
         return
     dest = os.path.join(site, "torch")
     shutil.rmtree(dest, ignore_errors=True)
@@ -83,21 +83,31 @@ def install_torch(dry_run):
     os.makedirs(info, exist_ok=True)
     with open(os.path.join(info, "METADATA"), "w") as f:
         f.write("Metadata-Version: 2.1\nName: torch\nVersion: %s\n" % TORCH)
-    print("Successfully installed torch-%s (stand-in: Debian's torch and libtorch)" % TORCH)
+    say("Successfully installed torch-%s (stand-in: Debian's torch and libtorch)" % TORCH)
 
 
 def install_matplotlib(dry_run):
     if not os.path.exists(os.path.join(DIST, "matplotlib", "__init__.py")):
         fail("stand-in pip: Debian's python3-matplotlib is missing")
     if dry_run:
-        print("Would install matplotlib (stand-in)")
+        say("Would install matplotlib (stand-in)")
         return
     with open(os.path.join(site, "fake-debian-dist-packages.pth"), "w") as f:
         f.write(DIST + "\n")
-    print("Successfully installed matplotlib (stand-in: Debian's)")
+    say("Successfully installed matplotlib (stand-in: Debian's)")
+
+
+QUIET = False
+
+
+def say(msg):
+    if not QUIET:
+        print(msg)
 
 
 def main(argv):
+    global QUIET
+    QUIET = "--quiet" in argv or "-q" in argv
     args = [a for a in argv if a not in ("--disable-pip-version-check", "--quiet", "-q", "--upgrade", "-U")]
     if not args:
         fail("stand-in pip: no command", 2)
@@ -112,7 +122,7 @@ def main(argv):
     for req in requirements(args[1:]):
         name = re.split(r"[<>=!~\[; ]", req, maxsplit=1)[0].lower()
         if name == "pip":
-            print("Requirement already satisfied: pip (stand-in)")
+            say("Requirement already satisfied: pip (stand-in)")
         elif name == "torch":
             install_torch(dry_run)
         elif name == "matplotlib":
