@@ -139,9 +139,9 @@ fi
 
 # 3 and 4: test.sh.
 check_tests_use_venv() {
-  local flags="$src/build/tests/CMakeFiles/wmbench_integration.dir/flags.make"
-  grep -qF "WMBENCH_TORCH_PYTHON=\\\"$src/.venv/bin/python\\\"" "$flags" ||
-    die "the Python child's tests do not use the venv's python: $(grep -o 'WMBENCH_TORCH_PYTHON=[^ ]*' "$flags")"
+  local rules="$src/build/build.ninja"  # the integration tests' -DWMBENCH_TORCH_PYTHON=... (Ninja)
+  grep -qF "WMBENCH_TORCH_PYTHON=\\\"$src/.venv/bin/python\\\"" "$rules" ||
+    die "the Python child's tests do not use the venv's python: $(grep -o 'WMBENCH_TORCH_PYTHON=[^ ]*' "$rules" | head -n 1)"
   (cd "$src/build" && ctest -N -V -R '^plots\.render$') | grep -qF "$src/.venv/bin/python" ||
     die "plots.render does not use the venv's python"
 }
