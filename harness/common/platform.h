@@ -13,7 +13,7 @@ struct MacFacts {
   std::string product_version;  // sysctl kern.osproductversion, "15.5"
   std::string build_version;    // sysctl kern.osversion, "24F74"
   std::string hw_model;         // sysctl hw.model, "Mac15,8"; "VirtualMac2,1" in a VM
-  std::string metal_device;     // MTLCreateSystemDefaultDevice().name, "Apple M3 Max"; "" when none
+  std::string metal_device;     // MTLCopyAllDevices' device MPS uses, "Apple M3 Max"; "" when none
   bool metal_device_virtual = false;  // "Apple Paravirtual device": a VM (GitHub's macOS runners)
   // sysctl iogpu.wired_limit_mb: 0 = the system default; users raise it to fit large models and it
   // changes what Metal recommends. nullopt when this macOS has no such sysctl or it cannot be read.

@@ -72,7 +72,7 @@ MacFacts mac_facts() {
   if (m.hw_model.empty()) add_note(m.notes, "hw.model unreadable");
   std::string why;
   m.metal_device = metal_default_device_name(&why);
-  if (m.metal_device.empty()) add_note(m.notes, "Metal device: " + why);
+  if (!why.empty()) add_note(m.notes, "Metal device: " + why);  // none, or one MPS would not use
   m.metal_device_virtual = metal_device_is_virtual(m.metal_device);
   why.clear();
   m.iogpu_wired_limit_mb = sysctl_integer("iogpu.wired_limit_mb", &why);

@@ -88,7 +88,7 @@ std::unique_ptr<FillDevice> make_mps_device() {
   if (!at::hasMPS())
     throw UsageError("MPS is not available: this libtorch (" + std::string(TORCH_VERSION) +
                      ") was built without MPS, or this Mac has no usable Metal GPU (Apple silicon and "
-                     "macOS 12.3 or newer are needed)");
+                     "macOS 14 or newer are needed)");
   return std::make_unique<MpsDevice>();
 }
 

@@ -465,7 +465,7 @@ class MpsDevice:
         backends = getattr(torch, "backends", None)
         if not (backends is not None and hasattr(backends, "mps") and backends.mps.is_available()):
             raise UsageError("MPS is not available: this torch (%s) was built without MPS, or this Mac has no "
-                             "usable Metal GPU (Apple silicon and macOS 12.3 or newer are needed)"
+                             "usable Metal GPU (Apple silicon and macOS 14 or newer are needed)"
                              % torch.__version__)
         mps = getattr(torch, "mps", None)
         if mps is None or not hasattr(mps, "current_allocated_memory"):

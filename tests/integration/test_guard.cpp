@@ -30,6 +30,9 @@ uint64_t swap_total() {
 
 // Why the real-swap tests cannot run here, or "".
 std::string real_swap_skip_reason() {
+#if !defined(__linux__)
+  return "Linux only: a memory cgroup, a swapfile and /proc/meminfo";
+#endif
   if (::geteuid() != 0) return "not root: a memory cgroup cannot be made (CI runs as root)";
   if (swap_total() < (512ull << 20)) return "less than 512 MiB of swap: run `sudo scripts/swapfile.sh on` first (scripts/test.sh does)";
   return "";
@@ -38,7 +41,9 @@ std::string real_swap_skip_reason() {
 }  // namespace
 
 TEST(Guard, TrueExitsZero) {
-  auto r = run({kBin, "guard", "--", "/bin/true"});
+  const std::string t = find_on_path("true");  // /bin/true on Debian, /usr/bin/true on macOS
+  ASSERT_FALSE(t.empty()) << "no `true` on PATH";
+  auto r = run({kBin, "guard", "--", t});
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
@@ -70,14 +75,14 @@ TEST(Guard, SigtermToTheGuardStopsTheCommandAndExits143) {
 
 TEST(Guard, NoRoomToStartExits4) {
   // 100 % free is never reached: waits for the bound, then gives up.
-  auto r = run({kBin, "guard", "--wait-free", "100", "--wait-timeout", "1s", "--", "/bin/true"});
+  auto r = run({kBin, "guard", "--wait-free", "100", "--wait-timeout", "1s", "--", find_on_path("true")});
   EXPECT_EQ(r.status, 4) << r.err;
   EXPECT_NE(r.err.find("no room"), std::string::npos) << r.err;
 }
 
 TEST(Guard, WritesAMeterCompatibleTrace) {
   const std::string t = tmpdir();
-  auto r = run({kBin, "guard", "--trace", t + "/g.jsonl", "--interval", "100ms", "--", "/bin/sleep", "0.6"});
+  auto r = run({kBin, "guard", "--trace", t + "/g.jsonl", "--interval", "100ms", "--", find_on_path("sleep"), "0.6"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto lines = read_jsonl(t + "/g.jsonl");
   ASSERT_GE(lines.size(), 4u);

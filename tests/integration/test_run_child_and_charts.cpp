@@ -23,7 +23,11 @@ std::string executable(const std::string& path, const std::string& text) {
   return path;
 }
 
-bool has_torch_python() { return run({"/usr/bin/python3", "-c", "import torch"}).status == 0; }
+// The python with torch that CMake found (tests/CMakeLists.txt: the set-up's venv on a Mac,
+// Debian's /usr/bin/python3 here), or "".
+const std::string kTorchPython = WMBENCH_TORCH_PYTHON;
+// Any Python 3 to run without its site-packages (-S: no torch): the one with torch, else python3 on PATH.
+std::string any_python() { return kTorchPython.empty() ? find_on_path("python3") : kTorchPython; }
 
 // A stand-in for wmbench_fill.py (the Python child is another worker's file): speaks the
 // protocol, fills nothing, and writes the arguments it got to stderr (the run's stderr.log).
@@ -54,7 +58,9 @@ TEST(RunChild, MachineJsonSaysTheNativeChildRan) {
 TEST(RunChild, PythonThatCannotBeUsedIsRefusedBeforeAnyFolder) {
   const std::string t = tmpdir();
   write(t + "/s.json", kSmall);
-  const std::string no_torch = executable(t + "/py-no-torch", "#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n");
+  const std::string py = any_python();
+  ASSERT_FALSE(py.empty()) << "no python3 on PATH";
+  const std::string no_torch = executable(t + "/py-no-torch", "#!/bin/sh\nexec '" + py + "' -S \"$@\"\n");
   struct Case {
     std::vector<std::string> extra;
     std::string must;
@@ -76,19 +82,19 @@ TEST(RunChild, PythonThatCannotBeUsedIsRefusedBeforeAnyFolder) {
 }
 
 TEST(RunChild, ThePythonChildGetsTheSameFlagsAndMachineJsonNamesIt) {
-  if (!has_torch_python()) GTEST_SKIP() << "no /usr/bin/python3 with torch";
+  if (kTorchPython.empty()) GTEST_SKIP() << "no python3 with torch was found at configure time (WMBENCH_TORCH_PYTHON)";
   const std::string t = tmpdir();
   write(t + "/s.json", kSmall);
   write(t + "/wmbench_fill.py", kFakePyfill);
   RunOpts o;
   o.set_env["WMBENCH_PYFILL"] = t + "/wmbench_fill.py";
-  auto r = wmbench({"run", t + "/s.json", "--out", t + "/o", "--no-plots", "--python", "/usr/bin/python3"}, o);
+  auto r = wmbench({"run", t + "/s.json", "--out", t + "/o", "--no-plots", "--python", kTorchPython}, o);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const std::string dir = only_result_dir(t + "/o");
   auto m = read_json(dir + "/machine.json");
   EXPECT_EQ(m["child"]["kind"], "python") << m.dump();
   EXPECT_EQ(m["child"]["program"], t + "/wmbench_fill.py");
-  EXPECT_EQ(m["child"]["python"]["path"], "/usr/bin/python3");
+  EXPECT_EQ(m["child"]["python"]["path"], kTorchPython);
   EXPECT_EQ(m["child"]["python"]["version"].get<std::string>().substr(0, 2), "3.");
   auto run = read_json(dir + "/runs/01-a.json");
   EXPECT_EQ(run["stopped_by"], "cap") << run.dump();

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# A simulated Mac, end to end: the README's two commands, `bash scripts/main.sh` and
+# `bash scripts/test.sh`, take their Darwin branches on Linux with stand-in macOS tools first on
+# PATH (scripts/ci/fake-macos: uname, sw_vers, sysctl, xcode-select, brew, the Command Line Tools'
+# python3 3.9, a Homebrew python whose venv pip lays down a torch whose CMake config is Debian's
+# libtorch). Under GNU bash 3.2 (macOS's /bin/bash is 3.2.57) and under bash 5: `bash` on PATH is
+# the shell under test, so every script the two commands start runs under it too.
+#
+#   bash scripts/ci-simulated-mac.sh
+#
+# Steps, in a copy of the checkout (tracked and untracked files, not the ignored ones: a fresh
+# clone) under build-simmac/ (removed at the end; WMBENCH_SIM_KEEP=1 keeps it):
+#   1. bash 5:   main.sh on the fresh copy (Homebrew formulae, the venv, torch and matplotlib
+#                from pip, configure with the real cmake, build wmbench and wmbench-fill, the run);
+#   2. bash 3.2: main.sh again from scratch (the venv and the Homebrew prefix removed first);
+#   3. bash 3.2: test.sh, the whole suite (it builds the rest) but the tests that need the machine
+#                alone (WMBENCH_SIM_TEST_EXCLUDE, default Exclusive|RealSwap|ModelMatrix: a Mac
+#                skips them, this Linux kernel would run them; .ci/run's stage 1 does);
+#   4. bash 5:   test.sh, the unit suite (every line of the script runs; only ctest's selection is
+#                smaller, to keep CI short; the whole suite runs under bash 5 in .ci/run's stage 1);
+#   5. bash 3.2: set-up checks that must bite: a Homebrew python that pip has no torch for
+#                (python@3.15, as Homebrew's moving `python3` now is) is passed over for the next
+#                formula of WMBENCH_PYTHON_FORMULAE; macOS 13 is refused.
+# After each main.sh: a result folder that `wmbench check` accepts, the build configured against
+# the venv's torch (build/.torch-prefix), and the set-up's words for the Darwin path. After
+# test.sh: the Python child's tests and the chart test use the venv's python.
+# Without ../shared/tools/bash-3.2/bash (or WMBENCH_BASH32) the bash 3.2 steps are skipped and it
+# says so; the bash 5 steps 1 and 4 still run (step 1 then starts from scratch as well).
+# ccache, when installed, is used (CCACHE_BASEDIR = the checkout, CCACHE_NOHASHDIR=1), so that a
+# build of the checkout made with ccache before makes this build mostly cache hits.
+#
+# What it cannot prove (see scripts/ci/fake-macos/README.md): Apple clang, the SDK, Metal and MPS,
+# BSD userland flags, the real Homebrew and pip, a real torch 2.x wheel. ci.yml's macOS job runs the
+# same commands on GitHub's Macs.
+# shellcheck disable=SC2016  # the single-quoted $BASH_VERSION and BASH_VERSINFO are for the other bash
+set -euo pipefail
+
+say() { printf 'simulated-mac: %s\n' "$*"; }
+die() { printf 'simulated-mac: FAILED: %s\n' "$*" >&2; exit 1; }
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bash32="${WMBENCH_BASH32:-$root/../shared/tools/bash-3.2/bash}"
+bash5="$(command -v bash)"
+start=$(date +%s)
+
+have32=0
+if [[ -x "$bash32" ]] && "$bash32" -c '[[ "${BASH_VERSINFO[0]}" == 3 ]]' 2>/dev/null; then
+  have32=1
+  say "bash 3.2: $bash32 ($("$bash32" -c 'echo "$BASH_VERSION"'))"
+else
+  say "SKIPPED under bash 3.2: no GNU bash 3.2 at $bash32 (set WMBENCH_BASH32); only the bash 5 steps run"
+fi
+say "bash 5: $bash5 ($("$bash5" -c 'echo "$BASH_VERSION"'))"
+
+command -v git >/dev/null 2>&1 || die "git is needed to copy the checkout"
+sim="$root/build-simmac"
+rm -rf "$sim"
+mkdir -p "$sim/src" "$sim/logs"
+keep="${WMBENCH_SIM_KEEP:-0}"
+cleanup() { if [[ "$keep" != 1 ]]; then rm -rf "$sim"; else say "kept $sim"; fi; }
+trap cleanup EXIT
+
+# The copy: what a fresh clone of this working tree has (committed or not), no build folders.
+(cd "$root" && git ls-files -z --cached --others --exclude-standard) |
+  (cd "$root" && tar --null --ignore-failed-read -T - -cf - 2>/dev/null) | tar -C "$sim/src" -xf -
+src="$sim/src"
+[[ -f "$src/scripts/main.sh" && -x "$src/scripts/ci/fake-macos/bin/uname" ]] || die "the copy of the checkout in $src is incomplete"
+
+# One folder per shell with `bash` in it, first on PATH, then the stand-in macOS tools.
+mkdir -p "$sim/bash5" "$sim/bash32"
+ln -s "$bash5" "$sim/bash5/bash"
+if ((have32)); then ln -s "$bash32" "$sim/bash32/bash"; fi
+fake="$src/scripts/ci/fake-macos/bin"
+
+# A clean environment for the scripts: nothing of this machine's wmbench settings leaks in.
+unset WMBENCH_PYTHON WMBENCH_TORCH_PYTHON WMBENCH_VENV WMBENCH_BUILD_DIR WMBENCH_SANITIZE WMBENCH_TORCH \
+  WMBENCH_PYTHON_FORMULAE WMBENCH_PYTHON_CHILD GITHUB_ENV FAKE_MACOS_VERSION FAKE_MACOS_NO_CLT 2>/dev/null || true
+export FAKE_BREW_PREFIX="$sim/homebrew" HOMEBREW_NO_AUTO_UPDATE=1
+if command -v ccache >/dev/null 2>&1 && [[ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]]; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+fi
+if [[ "${CMAKE_CXX_COMPILER_LAUNCHER:-}" == *ccache* ]]; then
+  # The copy's paths relative to its build folder are the checkout's: cache hits across the two.
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+fi
+
+step_no=0
+# run_step NAME SHELL(5|32) LOG COMMAND...: runs COMMAND in the copy with that shell as `bash`,
+# output to the terminal and to logs/LOG; fails the whole stage when it fails.
+run_step() {
+  local name="$1" shell="$2" log="$sim/logs/$3" t0 rc
+  shift 3
+  step_no=$((step_no + 1))
+  t0=$(date +%s)
+  say "== step $step_no: $name (bash $shell)"
+  set +e
+  (cd "$src" && PATH="$sim/bash$shell:$fake:$PATH" "$@") 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  [[ "$rc" == 0 ]] || die "step $step_no ($name, bash $shell) exited $rc; its output is above"
+  say "step $step_no done in $(( $(date +%s) - t0 )) s"
+}
+# must_say LOG TEXT WHAT: the log contains TEXT (a fixed string), or the stage fails.
+must_say() { grep -qF -- "$2" "$sim/logs/$1" || die "$3: logs/$1 lacks \"$2\""; }
+
+# check_main LOG: after main.sh: the Darwin set-up ran, the build is against the venv's torch, and
+# one more result folder exists and passes `wmbench check`.
+check_main() {
+  local log="$1" n dirs newest
+  must_say "$log" "setup-macos: macOS 15.5" "the Darwin set-up did not run"
+  must_say "$log" "setup-macos: libtorch: pip's torch 2.11.0+standin" "the set-up did not use pip's torch in the venv"
+  must_say "$log" "build: built --target wmbench --target wmbench-fill" "main.sh did not build only wmbench and wmbench-fill"
+  [[ "$(cat "$src/build/.torch-prefix")" == "$src/.venv/lib/"*"/site-packages/torch/share/cmake;$FAKE_BREW_PREFIX" ]] ||
+    die "build/.torch-prefix is '$(cat "$src/build/.torch-prefix")', not the venv's torch and the Homebrew prefix"
+  grep -q "^Torch_DIR:PATH=$src/.venv/lib/.*/site-packages/torch/share/cmake/Torch$" "$src/build/CMakeCache.txt" ||
+    die "the build did not find Torch through build/.torch-prefix: $(grep '^Torch_DIR' "$src/build/CMakeCache.txt")"
+  dirs=$(find "$src/results" -mindepth 1 -maxdepth 1 -type d -newer "$sim/logs/.stamp" | sort)
+  n=$(printf '%s' "$dirs" | grep -c . || true)
+  [[ "$n" == 1 ]] || die "main.sh made $n result folders in results/, not 1: $dirs"
+  newest="$dirs"
+  "$src/build/wmbench" check "$newest" >/dev/null || die "wmbench check refused $newest"
+  say "main.sh made $(basename "$newest"), which wmbench check accepts"
+}
+fresh_setup() { rm -rf "$src/.venv" "$FAKE_BREW_PREFIX"; }
+
+# 1 (and 2): main.sh, from scratch.
+touch "$sim/logs/.stamp"; sleep 1
+run_step "main.sh on a fresh copy" 5 main-bash5.log bash scripts/main.sh
+must_say main-bash5.log "setup-macos: installing with Homebrew: cmake ninja cli11 nlohmann-json google-benchmark googletest fmt" "the set-up did not install the Homebrew formulae"
+must_say main-bash5.log "setup-macos: making a virtual environment $src/.venv with $FAKE_BREW_PREFIX/opt/python@3.13/bin/python3.13" "the venv was not made with Homebrew's python@3.13"
+check_main main-bash5.log
+if ((have32)); then
+  fresh_setup
+  touch "$sim/logs/.stamp"; sleep 1
+  run_step "main.sh again from scratch (no venv, no Homebrew formulae)" 32 main-bash32.log bash scripts/main.sh
+  must_say main-bash32.log "setup-macos: making a virtual environment" "the venv was not made again"
+  check_main main-bash32.log
+fi
+
+# 3 and 4: test.sh.
+check_tests_use_venv() {
+  local rules="$src/build/build.ninja"  # the integration tests' -DWMBENCH_TORCH_PYTHON=... (Ninja)
+  grep -qF "WMBENCH_TORCH_PYTHON=\\\"$src/.venv/bin/python\\\"" "$rules" ||
+    die "the Python child's tests do not use the venv's python: $(grep -o 'WMBENCH_TORCH_PYTHON=[^ ]*' "$rules" | head -n 1)"
+  (cd "$src/build" && ctest -N -V -R '^plots\.render$') | grep -qF "$src/.venv/bin/python" ||
+    die "plots.render does not use the venv's python"
+}
+# The tests that need the machine alone (real swap, a memory cgroup, whole-machine memory pressure:
+# *Exclusive suites, GuardRealSwap, ModelMatrix) are left to .ci/run's stage 1: a Mac skips them
+# (they check for Linux), but this Linux kernel would run them, beside everything else.
+exclusive="${WMBENCH_SIM_TEST_EXCLUDE:-Exclusive|RealSwap|ModelMatrix}"
+if ((have32)); then
+  run_step "test.sh, the whole suite but the machine-alone tests" 32 test-bash32.log bash scripts/test.sh -E "$exclusive"
+  check_tests_use_venv
+  must_say test-bash32.log "100% tests passed" "test.sh under bash 3.2 did not pass every test"
+fi
+run_step "test.sh, the unit suite" 5 test-bash5.log bash scripts/test.sh -R '^unit\.'
+check_tests_use_venv
+must_say test-bash5.log "100% tests passed" "test.sh under bash 5 did not pass every unit test"
+
+# 5: set-up checks that must bite (bash 3.2 where there is one).
+sh_for_checks=5
+if ((have32)); then sh_for_checks=32; fi
+rm -rf "$src/.venv"
+run_step "set-up passes over a Python that pip has no torch for" "$sh_for_checks" fallback.log \
+  env WMBENCH_PYTHON_FORMULAE="python@3.15 python@3.12" bash scripts/setup.sh
+must_say fallback.log "pip has no torch as scripts/requirements-macos.txt asks for Python 3.15" "python@3.15 was not refused by pip's answer"
+must_say fallback.log "making a virtual environment $src/.venv with $FAKE_BREW_PREFIX/opt/python@3.12/bin/python3.12" "the set-up did not fall back to python@3.12"
+step_no=$((step_no + 1))
+say "== step $step_no: set-up refuses macOS 13 (bash $sh_for_checks)"
+set +e
+(cd "$src" && PATH="$sim/bash$sh_for_checks:$fake:$PATH" FAKE_MACOS_VERSION=13.6.1 bash scripts/setup.sh) >"$sim/logs/macos13.log" 2>&1
+rc=$?
+set -e
+cat "$sim/logs/macos13.log"
+[[ "$rc" != 0 ]] || die "setup.sh accepted macOS 13.6.1"
+must_say macos13.log "wmbench needs macOS 14 or newer" "the refusal of macOS 13 does not say why"
+
+say "all steps passed in $(( $(date +%s) - start )) s (bash 3.2: $( ((have32)) && echo ran || echo SKIPPED))"
