@@ -20,6 +20,18 @@ while (($#)); do
     *) args+=("$1"); shift ;;
   esac
 done
+# ccache, where installed (scripts/setup.sh installs it on Debian): a rebuild of unchanged files, in
+# this checkout or another one (CI's fresh clone, the simulated Mac's copy), is a cache hit.
+# WMBENCH_CCACHE=0 turns it off. The base dir makes the checkout's paths relative; the sloppiness
+# lets ccache cache the precompiled libtorch headers and the files that use them.
+if [[ "${WMBENCH_CCACHE:-1}" != 0 && -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]] && command -v ccache >/dev/null 2>&1; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+fi
+if [[ "${CMAKE_CXX_COMPILER_LAUNCHER:-}" == *ccache* ]]; then
+  args+=("-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER")
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+  export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
+fi
 if [[ "$(uname -s)" == Darwin && -f "$root/build/.torch-prefix" ]]; then
   args+=("-DCMAKE_PREFIX_PATH=$(cat "$root/build/.torch-prefix")")
 fi

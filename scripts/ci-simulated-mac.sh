@@ -142,8 +142,8 @@ check_tests_use_venv() {
   local rules="$src/build/build.ninja"  # the integration tests' -DWMBENCH_TORCH_PYTHON=... (Ninja)
   grep -qF "WMBENCH_TORCH_PYTHON=\\\"$src/.venv/bin/python\\\"" "$rules" ||
     die "the Python child's tests do not use the venv's python: $(grep -o 'WMBENCH_TORCH_PYTHON=[^ ]*' "$rules" | head -n 1)"
-  (cd "$src/build" && ctest -N -V -R '^plots\.render$') | grep -qF "$src/.venv/bin/python" ||
-    die "plots.render does not use the venv's python"
+  (cd "$src/build" && ctest -N -V -R '^plots\.') | grep -qF "$src/.venv/bin/python" ||
+    die "the chart tests (plots.*) do not use the venv's python"
 }
 # The tests that need the machine alone (real swap, a memory cgroup, whole-machine memory pressure:
 # *Exclusive suites, GuardRealSwap, ModelMatrix) are left to .ci/run's stage 1: a Mac skips them

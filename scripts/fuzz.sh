@@ -52,8 +52,13 @@ if [[ -f "$build/CMakeCache.txt" ]] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*c
   rm -rf "$build"
 fi
 echo "fuzz: configuring $build"
+launcher=""  # ccache where installed, as scripts/build.sh uses it
+if [[ "${WMBENCH_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null 2>&1; then
+  launcher="-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+fi
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DWMBENCH_FUZZ=ON -DWMBENCH_BUILD_FILL=OFF \
-  -DWMBENCH_BUILD_TESTS=OFF -DWMBENCH_BUILD_BENCH=OFF >"$build.configure.log" 2>&1 || {
+  -DWMBENCH_BUILD_TESTS=OFF -DWMBENCH_BUILD_BENCH=OFF ${launcher:+"$launcher"} >"$build.configure.log" 2>&1 || {
   cat "$build.configure.log" >&2
   echo "fuzz: cmake failed (log above); clang/libFuzzer: $hint" >&2
   exit 2

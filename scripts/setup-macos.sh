@@ -91,7 +91,7 @@ torch_of() {
   [[ "${version%%.*}" =~ ^[0-9]+$ ]] && ((${version%%.*} >= 2)) && [[ -f "$prefix/Torch/TorchConfig.cmake" ]] || return 1
   printf '%s\n%s\n' "$version" "$prefix"
 }
-# venv_has_charts: the venv's Python imports matplotlib (the charts of `wmbench run`, plots.render).
+# venv_has_charts: the venv's Python imports matplotlib (the charts of `wmbench run`, the plots.* tests).
 venv_has_charts() { "$venv/bin/python" -c 'import matplotlib' >/dev/null 2>&1; }
 # python_ok PYTHON: Python 3.10 or newer (what current torch wheels need).
 python_ok() { "$1" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' >/dev/null 2>&1; }
