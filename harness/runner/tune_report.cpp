@@ -90,7 +90,8 @@ TunePolicy tune_policy_from_json(const nlohmann::json& j, const std::string& sou
 
 std::string tune_readme_head(const TuneSummary& s) {
   std::string out = "# wmbench tune\n\n";
-  out += "**" + tune_answer_text(s) + "**\n\n";
+  const std::string said = tune_answer_text(s);
+  out += "**" + said.substr(0, said.find('\n')) + "**\n\n";  // the export line goes in its own block
   const std::string line = tune_export_line(s);
   if (!line.empty()) out += "```sh\n" + line + "\n```\n\n";
   out += fmt::format(
