@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -33,7 +34,8 @@ std::string script(const std::string& dir, const std::string& name, const std::s
 }
 
 std::string job_scenario(const std::string& dir, const std::string& extra = "") {
-  return scenario(dir, "job", R"({"name": "job", "device": "cpu", "timeout": "60s", )" + extra +
+  const std::string timeout = extra.find("\"timeout\"") == std::string::npos ? R"("timeout": "60s", )" : "";
+  return scenario(dir, "job", R"({"name": "job", "device": "cpu", )" + timeout + extra +
                                   R"("matrix": [{"label": "a", "env": {"PYTORCH_MPS_HIGH_WATERMARK_RATIO": "0.8",
                                   "PYTORCH_MPS_LOW_WATERMARK_RATIO": "0.8"}}]})");
 }
@@ -290,4 +292,64 @@ TEST(CommandTune, BadPoliciesAreRefusedBeforeAnyFolder) {
     EXPECT_FALSE(r.err.empty());
   }
   EXPECT_FALSE(file_exists(t.path + "/out"));
+}
+
+TEST(CommandTune, ResumeContinuesAnInterruptedSearchFromItsProbes) {
+  Tmp t;
+  // At HIGH 1.1 (the third probe) the job interrupts wmbench once, as a user's Ctrl-C would.
+  const auto job = script(t.path, "ratio.sh", R"(#!/bin/sh
+if [ "$PYTORCH_MPS_HIGH_WATERMARK_RATIO" = 1.1 ] && [ ! -e "$(dirname "$0")/interrupted" ]; then
+  touch "$(dirname "$0")/interrupted"; kill -INT $PPID; sleep 30
+fi
+case "$PYTORCH_MPS_HIGH_WATERMARK_RATIO" in
+  0.[0-8]*|0.9|0.90*) echo "RuntimeError: MPS backend out of memory (MPS allocated: 1.00 GB, other allocations: 0 bytes, max allowed: 1.50 GB). Tried to allocate 600.00 MB on private pool." >&2; exit 1;;
+  *) echo "not a memory error" >&2; exit 4;;
+esac
+)");
+  auto r = wmbench({"tune", job_scenario(t.path), "--command", "--no-plots", "--out", t.path + "/out", "--", job});
+  EXPECT_EQ(r.status, 128 + SIGINT) << r.out << r.err;
+  const std::string dir = only_result_dir(t.path + "/out");
+  EXPECT_TRUE(has(r.out, "wmbench tune --resume " + dir)) << r.out;
+  EXPECT_TRUE(read_json(dir + "/tune.json")["answer"].is_null());
+  r = wmbench({"tune", "--resume", dir, "--no-plots"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const auto tune = read_json(dir + "/tune.json");
+  EXPECT_EQ(tune["outcome"], "found") << tune.dump(2);
+  EXPECT_EQ(tune["answer"]["high"], 0.875);
+  std::set<std::string> labels;
+  for (const auto& p : tune["probes"]) EXPECT_TRUE(labels.insert(p["label"].get<std::string>()).second) << "one record per run";
+  EXPECT_EQ(tune["probes"].size(), 7u) << "the interrupted probe ran again, nothing else twice";
+  EXPECT_EQ(tune["probes"][2]["stopped_by"], "exited");
+}
+
+namespace {
+
+uint64_t swap_total_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string k, unit;
+  uint64_t v = 0;
+  while (in >> k >> v) {
+    std::getline(in, unit);
+    if (k == "SwapTotal:") return v * 1024;
+  }
+  return 0;
+}
+
+}  // namespace
+
+// Real swap in a memory cgroup: run alone (ctest runs *Exclusive suites one at a time).
+TEST(CommandSwapExclusive, AJobThatAllocatesPastTheSandboxSwapsAndIsStoppedByTheGuard) {
+  if (::geteuid() != 0) GTEST_SKIP() << "not root: a memory cgroup cannot be made";
+  if (swap_total_bytes() < (1ull << 30)) GTEST_SKIP() << "less than 1 GiB of swap (sudo scripts/swapfile.sh on)";
+  Tmp t;
+  const auto job = script(t.path, "swap.sh",
+                          "#!/bin/sh\npython3 -c 'import time; x = bytearray(700 << 20); time.sleep(60)'\n");
+  std::vector<std::string> args = {"run", job_scenario(t.path, R"("timeout": "120s", "guard": {"swap_budget": "64MiB"}, )"),
+                                   "--command", "--ram-limit", "256MiB", "--no-plots", "--out", t.path + "/out", "--", job};
+  auto r = wmbench(args);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const auto run = read_json(only_result_dir(t.path + "/out") + "/runs/01-a.json");
+  EXPECT_EQ(run["stopped_by"], "guard") << run.dump(2);
+  EXPECT_GT(run["swap_peak_bytes"].get<uint64_t>(), run["swap_before_bytes"].get<uint64_t>() + (64ull << 20));
+  EXPECT_GT(run["peak_footprint_bytes"].get<uint64_t>(), 256ull << 20) << "the grandchild's RSS + swap";
 }
