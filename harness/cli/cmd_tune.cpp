@@ -92,7 +92,8 @@ int tune_command(const TuneArgs& a) {
     std::cerr << "wmbench tune: cannot read free memory: " << e.what() << "\n";
     return kExitFail;
   }
-  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+  for (const auto& w : warnings)  // a new search replaces the scenario's matrix: its cells' warnings do not apply
+    if (!a.resume.empty() || w.find(": matrix[") == std::string::npos) std::cerr << "warning: " << w << "\n";
   return run_tune(std::move(t), std::cout, std::cerr);
 }
 

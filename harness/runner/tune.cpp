@@ -151,6 +151,9 @@ int run_tune(TuneOptions o, std::ostream& out, std::ostream& err) {
         break;
       }
       opts.scenario.matrix.push_back(probe_cell(opts.scenario.matrix.size() + 1, step));
+      out << fmt::format("tune: run {} (at most {} settings x {}): HIGH {} LOW {}\n", opts.scenario.matrix.size(),
+                         max_tune_settings(o.policy), o.policy.repeat, ratio_text(step.high), ratio_text(step.low));
+      out.flush();
       write_scenario_json(opts, prep);
       end = run_all(opts, plan_of_last(opts.scenario), prep, *probe, err);
     }
