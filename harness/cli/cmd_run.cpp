@@ -96,6 +96,9 @@ int run_command(const RunArgs& a) {
     apply_overrides(a, o.scenario);
     apply_command_flag(a.command, !a.resume.empty(), o.scenario);
     if (main_job && a.device.empty()) choose_main_job(o, !a.cap.empty());
+    if (o.scenario.program == "command" && o.ram_limit)
+      o.notes.push_back("--command: your own command is the child, run inside that sandbox; it uses the device it "
+                        "chooses itself (the model and the fill settings above apply to the fill only)");
     apply_model_revision(a.model_revision, o);
     apply_python_child_default(o);
   } catch (const UnitError& e) {

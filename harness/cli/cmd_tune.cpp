@@ -74,6 +74,9 @@ int tune_command(const TuneArgs& a) {
     if (!a.swap_budget.empty()) o.scenario.guard.swap_budget = parse_size_expr(a.swap_budget);
     apply_command_flag(a.command, !a.resume.empty(), o.scenario);
     if (main_job) choose_main_job(o, false);
+    if (o.scenario.program == "command" && o.ram_limit)
+      o.notes.push_back("--command: your own command is the child, run inside that sandbox; it uses the device it "
+                        "chooses itself (the model and the fill settings above apply to the fill only)");
     apply_model_revision("", o);
     apply_python_child_default(o);
   } catch (const UnitError& e) {
