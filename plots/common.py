@@ -32,6 +32,7 @@ STOPPED_BY_COLORS = {
     "timeout": "#56B4E9",      # sky blue
     "interrupted": "#F0E442",  # yellow
     "not_started": "#999999",  # grey
+    "exited": "#882255",       # wine: a job (--command) that exited non-zero, not by a memory limit
 }
 UNKNOWN_COLOR = "#BBBBBB"
 STOPPED_BY_TEXT = {
@@ -43,6 +44,7 @@ STOPPED_BY_TEXT = {
     "timeout": "timeout",
     "interrupted": "interrupted",
     "not_started": "not started",
+    "exited": "the command exited with an error",
 }
 
 

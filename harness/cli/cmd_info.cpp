@@ -57,7 +57,7 @@ int info_command(std::string device, bool json_out, const std::string& python) {
   j["sandbox"] = sup.ok ? nlohmann::json(sup.kind) : nlohmann::json("unavailable: " + sup.why_not);
   ChildHello ch;
   try {
-    ch = ask_child_hello(ChildChoice{"", python, device});  // --python, or $WMBENCH_PYTHON_CHILD, or wmbench-fill
+    ch = ask_child_hello(ChildChoice{"", python, device, {}});  // --python, or $WMBENCH_PYTHON_CHILD, or wmbench-fill
   } catch (const RunRefused& e) {
     std::cerr << "wmbench info: " << e.what() << "\n";
     return e.exit_code;

@@ -87,7 +87,7 @@ MachineView gather(const PredictArgs& a, std::vector<std::string>& warnings) {
     // `wmbench run` would start: --python, $WMBENCH_PYTHON_CHILD, or wmbench-fill).
     std::string why;
     try {
-      const wmb::ChildHello ch = wmb::ask_child_hello(wmb::ChildChoice{"", a.python, "mps"});
+      const wmb::ChildHello ch = wmb::ask_child_hello(wmb::ChildChoice{"", a.python, "mps", {}});
       const nlohmann::json rec = ch.hello ? ch.hello->value("recommended_max_bytes", nlohmann::json()) : nlohmann::json();
       if (rec.is_number_unsigned() && rec.get<uint64_t>() > 0) {
         v.recommended_max = rec.get<uint64_t>();
@@ -190,6 +190,10 @@ int run_predict(const PredictArgs& a) {
     // The step-by-step section only when asked for or with a scenario: without them the output is
     // the write-up's table, unchanged.
     std::cout << wmb::mpsmodel::render_text(report, a.simulate || sc.has_value());
+    // A prediction is arithmetic; `wmbench tune` measures the setting here (runner/tune.h).
+    std::cout << "\nThis is a prediction. To measure the highest setting that ends cleanly on this machine, with the "
+                 "apps open now:\n  wmbench tune                                   (the fill)\n"
+                 "  wmbench tune --command -- python3 train.py     (your own job)\n";
     for (const auto& w : report.warnings) std::cerr << "warning: " << w << '\n';
   }
   std::cout.flush();

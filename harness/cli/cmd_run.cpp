@@ -28,7 +28,28 @@ struct RunArgs {
   int repeat = 0;
   bool force = false;
   bool no_plots = false;
+  bool command = false;  // --command: the job after -- is the child (runner/child_command.h)
 };
+
+}  // namespace
+
+// --command and the job after "--" into the scenario (program "command"). Throws RunInputError.
+void apply_command_flag(bool command, bool resume, Scenario& s) {
+  const DashArgs& d = args_after_dashes();
+  if (!command && d.present)
+    throw RunInputError("arguments after -- are a command to run, but --command is not given; usage: --command -- CMD ARGS...");
+  if (!command) return;
+  if (resume) {
+    if (d.present) throw RunInputError("--resume DIR runs the folder's own command again; give no -- CMD with it");
+    if (s.program != "command") throw RunInputError("--command --resume: the folder was not made by a command");
+    return;
+  }
+  if (d.args.empty()) throw RunInputError("--command: no command given after --; usage: --command [options] -- CMD ARGS...");
+  s.program = "command";
+  s.command = d.args;
+}
+
+namespace {
 
 // The scenario: --resume DIR's, or the SCENARIO file's. Returns whether it is the main job.
 bool load_scenario_for(const RunArgs& a, RunnerOptions& o, std::vector<std::string>& warnings) {
@@ -73,7 +94,11 @@ int run_command(const RunArgs& a) {
     if (!a.model_mac_ram.empty()) o.model_mac_ram = parse_size(a.model_mac_ram);
     const bool main_job = load_scenario_for(a, o, warnings);
     apply_overrides(a, o.scenario);
+    apply_command_flag(a.command, !a.resume.empty(), o.scenario);
     if (main_job && a.device.empty()) choose_main_job(o, !a.cap.empty());
+    if (o.scenario.program == "command" && o.ram_limit)
+      o.notes.push_back("--command: your own command is the child, run inside that sandbox; it uses the device it "
+                        "chooses itself (the model and the fill settings above apply to the fill only)");
     apply_model_revision(a.model_revision, o);
     apply_python_child_default(o);
   } catch (const UnitError& e) {
@@ -120,6 +145,8 @@ Registrar reg{Command{10, [](CLI::App& app, int& exit_code) {
   c->add_option("--resume", a->resume, "Finish an interrupted result folder: run only the cells not finished");
   c->add_flag("--force", a->force, "Allow a cpu fill whose cap exceeds the memory free now");
   c->add_flag("--no-plots", a->no_plots, "Do not draw charts at the end");
+  c->add_flag("--command", a->command,
+              "Run your own command (after --) as the child of each cell, with the cell's environment, under the guard");
   c->callback([a, &exit_code] { exit_code = run_command(*a); });
 }}};
 

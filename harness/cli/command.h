@@ -8,6 +8,10 @@
 
 #include <CLI/CLI.hpp>
 
+namespace wmb {
+struct Scenario;
+}
+
 namespace wmb::cli {
 
 struct Command {
@@ -27,6 +31,20 @@ struct Registrar {
 // tree of commands after they registered; an option whose values may be empty (the arguments of
 // the command `wmbench guard` runs) is marked with allow_empty().
 CLI::Option* allow_empty(CLI::Option* opt);
+
+// `wmbench run|tune [options] --command -- CMD ARGS...`: main() takes everything after the first
+// "--" of these two commands out of the parse (so the job's own arguments are never read as
+// wmbench's, nor as its SCENARIO) and keeps it here. `present`: a "--" was given.
+struct DashArgs {
+  bool present = false;
+  std::vector<std::string> args;
+};
+DashArgs& args_after_dashes();
+// main(): splits argv as said above; returns the argc to parse.
+int split_after_dashes(int argc, char** argv);
+// `--command` of run and tune (cmd_run.cpp): the job after "--" into `s` (program "command");
+// with --resume the folder's own command. Throws RunInputError naming what is wrong.
+void apply_command_flag(bool command, bool resume, Scenario& s);
 void refuse_empty_values(CLI::App& app);
 
 // Exit codes shared by the subcommands.

@@ -21,6 +21,26 @@ std::set<const CLI::Option*>& empty_allowed() {
 }
 }  // namespace
 
+DashArgs& args_after_dashes() {
+  static DashArgs d;
+  return d;
+}
+
+int split_after_dashes(int argc, char** argv) {
+  int sub = 1;
+  while (sub < argc && argv[sub][0] == '-') ++sub;  // --version, --help
+  if (sub >= argc) return argc;
+  const std::string name = argv[sub];
+  if (name != "run" && name != "tune") return argc;  // `wmbench guard -- CMD` parses its own
+  for (int i = sub + 1; i < argc; ++i) {
+    if (std::string(argv[i]) != "--") continue;
+    args_after_dashes().present = true;
+    for (int k = i + 1; k < argc; ++k) args_after_dashes().args.emplace_back(argv[k]);
+    return i;
+  }
+  return argc;
+}
+
 CLI::Option* allow_empty(CLI::Option* opt) {
   empty_allowed().insert(opt);
   return opt;
@@ -53,7 +73,7 @@ int main(int argc, char** argv) {
   for (auto& c : cmds) c.add(app, exit_code);
   refuse_empty_values(app);
   try {
-    app.parse(argc, argv);
+    app.parse(split_after_dashes(argc, argv), argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   } catch (const std::exception& e) {

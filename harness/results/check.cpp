@@ -34,7 +34,8 @@ struct Ctx {
 // The folder's own files and what may sit next to them.
 void check_listing(Ctx& c) {
   static const std::set<std::string> known = {"README.md", "machine.json", "scenario.json", "summary.json", "table.md",
-                                              "results.csv", "runs", "plots", kLockFileName};
+                                              "results.csv", "runs", "plots", kLockFileName,
+                                              "tune.json"};  // tune.json: `wmbench tune` (runner/tune.h)
   for (const auto& e : c.f.list("")) {
     if (e.name.find(".tmp.") != std::string::npos) {
       c.problem(e.name, "a half-written file (a write was cut short); remove it");
@@ -54,7 +55,8 @@ void check_listing(Ctx& c) {
       const std::string rel = "runs/" + e.name;
       if (e.name.find(".tmp.") != std::string::npos) c.problem(rel, "a half-written file (a write was cut short); remove it");
       else if (!S_ISREG(e.mode)) c.problem(rel, fmt::format("it is {}, not a regular file", file_kind(e.mode)));
-      else if (!ends_with(e.name, ".json") && !ends_with(e.name, ".trace.jsonl") && !ends_with(e.name, ".stderr.log"))
+      else if (!ends_with(e.name, ".json") && !ends_with(e.name, ".trace.jsonl") && !ends_with(e.name, ".stderr.log") &&
+               !ends_with(e.name, ".stdout.log"))  // .stdout.log: a command child's (runner/job_watch.h)
         c.out.notes.push_back(fmt::format("{}: not a file wmbench writes", c.f.display(rel)));
     }
   }

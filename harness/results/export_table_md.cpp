@@ -34,6 +34,7 @@ std::string who_cell(const RunRecord& r) {
     if (t.size() > 80) t = t.substr(0, 77) + "...";
     return fmt::format("config: {}", t);
   }
+  if (r.stopped_by == "exited" && r.exit_code) return fmt::format("exited ({})", *r.exit_code);
   return r.stopped_by;
 }
 
@@ -112,7 +113,9 @@ class TableMd : public Exporter {
       if (first.data != "random") env += ", data " + first.data;
       std::string setting = env == label ? fmt::format("`{}`", label) : fmt::format("`{}` ({})", label, env);
       if (g.size() == 1) {
-        out += fmt::format("| {} | {} | {} | {} | {} |{} {} |\n", setting, who_cell(first), gib(first.held_bytes),
+        // A job's (program "command") held bytes are unknown: its peak footprint is the figure.
+        out += fmt::format("| {} | {} | {} | {} | {} |{} {} |\n", setting, who_cell(first),
+                           first.program == "command" ? std::string("-") : gib(first.held_bytes),
                            swap_cell(first), first.max_allowed_bytes ? gib(*first.max_allowed_bytes) : "-",
                            device_cells(first), first.peak_footprint_bytes ? gib(*first.peak_footprint_bytes) : "-");
         continue;

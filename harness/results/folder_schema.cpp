@@ -42,7 +42,7 @@ void check_machine_json(const nlohmann::json& m, const std::string& source, cons
     md->str("revision", false, 256);
   }
   if (auto c = o.object("child")) {
-    c->choice("kind", {"native", "python"});
+    c->choice("kind", {"native", "python", "command"});
     c->str("program", false, 4096);
     if (auto py = c->object("python")) {
       py->str("path", false, 4096);

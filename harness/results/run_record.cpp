@@ -61,7 +61,7 @@ nlohmann::json to_json(const RunRecord& r) {
 }
 
 const std::vector<std::string> kStopClasses = {"guard", "pytorch", "config", "cap", "finished", "crash",
-                                               "timeout", "interrupted", "not_started"};
+                                               "timeout", "interrupted", "not_started", "exited"};
 const std::vector<std::string> kRunKeys = {
     "index", "label", "repeat", "env", "device", "data", "program", "stopped_by", "detail", "error_text", "error",
     "held_bytes", "steps", "step_bytes", "cap_bytes", "max_allowed_bytes", "allocated_bytes", "driver_bytes",
@@ -105,7 +105,7 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
   r.env = o.string_map("env").value_or(std::map<std::string, std::string>{});
   r.device = o.str("device", false, 64).value_or("");
   r.data = o.choice("data", {"random", "ones", "zeros"}).value_or("random");
-  r.program = o.choice("program", {"fill", "offload"}).value_or("fill");
+  r.program = o.choice("program", {"fill", "offload", "command"}).value_or("fill");
   r.stopped_by = *o.choice("stopped_by", kStopClasses, true);
   r.detail = o.str("detail").value_or("");
   r.error_text = o.str("error_text");

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "runner/child_command.h"
 #include "runner/run_error.h"
 #include "runner/runner.h"
 #include "spawn/process.h"
@@ -33,6 +34,11 @@ std::vector<std::string> fill_flags(const Scenario& sc, const ResolvedSizes& siz
 }
 
 std::unique_ptr<FillChild> choose_fill_child(const ChildChoice& c) {
+  if (!c.command.empty()) {
+    if (!c.python.empty() || !c.fill_path.empty())
+      throw RunRefused("--command runs your own command as the child; --fill and --python choose a fill child: give one");
+    return command_fill_child(c.command);
+  }
   if (!c.python.empty() && !c.fill_path.empty())
     throw RunRefused("give --fill (the native child) or --python (the Python child), not both");
   if (c.python.empty()) return native_fill_child(c.fill_path);
@@ -52,14 +58,20 @@ std::string apply_python_child_default(ChildChoice& c) {
 }
 
 void apply_python_child_default(RunnerOptions& o) {
-  ChildChoice c{o.fill_path, o.python, o.scenario.device};
+  if (o.scenario.program == "command") return;  // the job is the child
+  ChildChoice c{o.fill_path, o.python, o.scenario.device, {}};
   const std::string note = apply_python_child_default(c);
   o.python = c.python;
   if (!note.empty()) o.notes.push_back(note);
 }
 
 std::unique_ptr<FillChild> choose_fill_child(const RunnerOptions& opts) {
-  return choose_fill_child(ChildChoice{opts.fill_path, opts.python, opts.scenario.device});
+  ChildChoice c{opts.fill_path, opts.python, opts.scenario.device, {}};
+  if (opts.scenario.program == "command") {
+    c.command = opts.scenario.command;
+    if (c.command.empty()) throw RunRefused("program \"command\" without a command: give \"command\": [argv...] or -- CMD ARGS");
+  }
+  return choose_fill_child(c);
 }
 
 std::optional<nlohmann::json> FillChild::known_hello(const std::string& device) const {

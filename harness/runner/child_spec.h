@@ -69,6 +69,7 @@ struct ChildChoice {
   std::string fill_path;  // --fill
   std::string python;     // --python
   std::string device;     // the scenario's device after overrides
+  std::vector<std::string> command;  // program "command": the job's argv (child_command.h)
 };
 std::unique_ptr<FillChild> choose_fill_child(const ChildChoice& choice);
 std::unique_ptr<FillChild> choose_fill_child(const RunnerOptions& opts);

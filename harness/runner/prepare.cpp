@@ -73,6 +73,7 @@ std::optional<uint64_t> peak_mapped(const Scenario& sc, const ResolvedSizes& siz
 void refuse_unsafe_fill(const RunnerOptions& opts, const ResolvedSizes& sizes, MemoryProbe& probe) {
   const Scenario& sc = opts.scenario;
   const bool cpu_memory = sc.device == "cpu" || sc.device == "mps-model";
+  if (sc.program == "command") return;  // the user's own job: its size is its own; the guard watches it
   if (!cpu_memory || opts.ram_limit || opts.force) return;
   SystemMemory m;
   try {
@@ -107,6 +108,8 @@ std::unique_ptr<HeldFolder> new_result_folder(const RunnerOptions& opts) {
   return hold_folder(dir, opts);
 }
 
+}  // namespace
+
 // scenario.json: the scenario as run (the planned cells only) with its resolved sizes.
 nlohmann::json scenario_as_run(const Scenario& sc, const Plan& plan, const ResolvedSizes& sizes) {
   nlohmann::json j = to_json(sc);
@@ -125,6 +128,8 @@ nlohmann::json scenario_as_run(const Scenario& sc, const Plan& plan, const Resol
   j["source"] = sc.source;
   return j;
 }
+
+namespace {
 
 // A resumed folder's machine.json (checked by its schema), to be updated; {} for a new folder.
 nlohmann::json previous_machine(const RunnerOptions& opts, const Folder& f) {

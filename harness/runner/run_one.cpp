@@ -12,8 +12,13 @@
 #include "common/files.h"
 #include "common/interrupt.h"
 #include "common/units.h"
+#include "common/utf8.h"
+#include "guard/tree_probe.h"
 #include "runner/build_record.h"
+#include "runner/child_command.h"
 #include "runner/classify.h"
+#include "runner/classify_job.h"
+#include "runner/job_watch.h"
 #include "runner/progress.h"
 #include "runner/stages.h"
 #include "runner/watch.h"
@@ -100,16 +105,22 @@ SuperviseOptions supervise_options(const Session& s, const Sandbox* sandbox, Tra
 
 // The child is running: watch it to its end, then fold everything into the record.
 // Returns the signal that interrupted the session while it ran, else 0.
+// `job`: the command child's logs and cgroup (job_watch.h), nullptr for a fill child.
 int watch_child(Session& s, const Child& child, RunRecord& rec, std::unique_ptr<TraceWriter> trace,
-                    std::unique_ptr<Sandbox> sandbox, uint64_t swap_before, const std::string& head) {
+                    std::unique_ptr<Sandbox> sandbox, uint64_t swap_before, const std::string& head, JobRun* job = nullptr) {
   trace_start(*trace, s, rec, child.pid);
   SuperviseOptions sup = supervise_options(s, sandbox.get(), trace.get());
   RunWatch watch(s.probe, *trace, s.progress, head, child.pid, swap_before);
   watch.attach(sup);
-  const SuperviseResult res = supervise(child, sup, s.probe, s.clock, swap_before);
-  const Classification cls =
-      classify(res, watch.report(), s.prep.held->folder.read_tail("runs/" + rec.file_stem() + ".stderr.log", 4096));
-  WatchedRun w{res, watch.report(), cls, sandbox ? sandbox->peak_usage() : std::nullopt, s.opts.scenario.guard.grace, {}};
+  TreeProbe tree(s.probe);  // a job's footprint is its whole process tree's
+  if (job) job->attach(sup, sandbox.get());
+  const SuperviseResult res = supervise(child, sup, job ? static_cast<MemoryProbe&>(tree) : s.probe, s.clock, swap_before);
+  std::vector<std::string> job_warnings;
+  if (job) job_warnings = job->end(sandbox.get(), child.pid, s.opts.scenario.guard.grace);
+  const std::string stderr_tail =
+      job ? job->stderr_tail() : s.prep.held->folder.read_tail("runs/" + rec.file_stem() + ".stderr.log", 4096);
+  const Classification cls = job ? classify_job(res, stderr_tail) : classify(res, watch.report(), stderr_tail);
+  WatchedRun w{res, watch.report(), cls, sandbox ? sandbox->peak_usage() : std::nullopt, s.opts.scenario.guard.grace, job_warnings};
   if (res.stopper == Stopper::None && cls.stopped_by != "crash") trace->line({{"type", "end"}});
   if (!trace->error().empty()) w.late_warnings.push_back(trace->error());
   trace.reset();
@@ -118,6 +129,7 @@ int watch_child(Session& s, const Child& child, RunRecord& rec, std::unique_ptr<
     if (!e.empty()) w.late_warnings.push_back(e);
   }
   record_watched_run(rec, w);
+  if (job && !stderr_tail.empty()) rec.error_text = utf8_sanitize(stderr_tail);  // the job's stderr tail
   if (watch.report().hello && !s.hello_noted) {
     s.hello_noted = true;
     note_child_hello(s.prep.machine, *watch.report().hello, s.prep.model.has_value(), rec.recommended_max_bytes);
@@ -147,6 +159,7 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
     s.progress.finish(fmt::format("{}: not started: {}", head, w.why));
     return write_record(s, rec);
   }
+  const bool is_job = is_job_child(*s.prep.child);
   std::unique_ptr<Sandbox> sandbox;
   if (s.opts.ram_limit) {
     try {
@@ -157,6 +170,7 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
       return false;
     }
   }
+  if (is_job && !sandbox) sandbox = JobRun::tracking_cgroup(rec.label);
   SpawnOptions so;
   so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision));
   so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
@@ -167,14 +181,21 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   const Folder& folder = s.prep.held->folder;
   std::unique_ptr<TraceWriter> trace;
   FdCloser stderr_log;
+  std::unique_ptr<JobRun> job;
   try {
     trace = std::make_unique<TraceWriter>(folder.open_for_write(rec.trace, O_TRUNC | O_APPEND), folder.display(rec.trace));
-    stderr_log.fd = folder.open_for_write("runs/" + rec.file_stem() + ".stderr.log", O_TRUNC);
+    if (is_job)
+      job = std::make_unique<JobRun>(folder, rec.file_stem(), so);
+    else
+      stderr_log.fd = folder.open_for_write("runs/" + rec.file_stem() + ".stderr.log", O_TRUNC);
   } catch (const FileError& e) {
     s.end.write_error = e.what();
     return false;
+  } catch (const SpawnError& e) {
+    s.end.write_error = e.what();
+    return false;
   }
-  so.stderr_fd = stderr_log.fd;
+  if (!is_job) so.stderr_fd = stderr_log.fd;
   uint64_t swap_before = 0;
   try {
     swap_before = s.probe.system().swap_used;
@@ -194,7 +215,8 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
     return false;
   }
   stderr_log.close();
-  const int interrupted = watch_child(s, child, rec, std::move(trace), std::move(sandbox), swap_before, head);
+  if (job) job->started();
+  const int interrupted = watch_child(s, child, rec, std::move(trace), std::move(sandbox), swap_before, head, job.get());
   s.progress.finish(outcome_line(head, rec));
   if (!write_record(s, rec)) return false;
   s.end.interrupted_by = interrupted;

@@ -85,6 +85,10 @@ Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe
 // difference. Throws RunRefused.
 void check_resume_matches(const RunnerOptions& opts, const HeldFolder& held, const ResolvedSizes& sizes);
 
+// scenario.json: the scenario as run (the plan's cells only) with its resolved sizes (prepare
+// writes it; `wmbench tune` again after each probe it adds).
+nlohmann::json scenario_as_run(const Scenario& sc, const Plan& plan, const ResolvedSizes& sizes);
+
 // "wmbench run --resume DIR" / "wmbench run SCENARIO", for the lock's note.
 std::string lock_note(const RunnerOptions& opts);
 // Opens and locks DIR; FolderBusy and FileError become RunRefused (exit 2, naming the holder).

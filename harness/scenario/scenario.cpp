@@ -20,13 +20,13 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"name",    "description", "device", "step",  "min_steps",
                                            "data",    "cap",         "timeout", "repeats", "guard", "step_delay",
-                                           "program", "offload_size", "matrix", "$comment",
+                                           "program", "offload_size", "command", "matrix", "$comment",
                                            "resolved", "source"};  // the last two: written by wmbench into scenario.json
 const std::vector<std::string> kGuardKeys = {"swap_budget", "wait_free", "kill_free", "interval",
                                              "check_interval", "wait_free_timeout", "grace"};
 const std::vector<std::string> kCellKeys = {"label", "env", "data", "$comment"};
 const std::vector<std::string> kData = {"random", "ones", "zeros"};
-const std::vector<std::string> kPrograms = {"fill", "offload"};
+const std::vector<std::string> kPrograms = {"fill", "offload", "command"};
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -135,6 +135,26 @@ class Validator {
   std::string src_;
 };
 
+// "command": [argv...] of program "command": strings, the first the program, none with a NUL
+// byte (exec would cut it there), at most 4096 of at most 64 KiB each.
+std::vector<std::string> command_argv(const Validator& val, const nlohmann::json& v) {
+  if (!v.is_array() || v.empty())
+    val.fail("command", fmt::format("value {} is a {}; expected a list of strings, the program first, e.g. [\"python3\", \"train.py\"]",
+                                    Validator::show(v), v.is_array() ? "empty list" : v.type_name()));
+  if (v.size() > 4096) val.fail("command", fmt::format("has {} arguments; at most 4096", v.size()));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string where = fmt::format("command[{}]", i);
+    if (!v[i].is_string()) val.fail(where, fmt::format("value {} is a {}; expected a string", Validator::show(v[i]), v[i].type_name()));
+    std::string a = v[i].get<std::string>();
+    if (a.find('\0') != std::string::npos) val.fail(where, "holds a NUL byte, which no program can be given");
+    if (a.size() > 65536) val.fail(where, fmt::format("is {} bytes long; at most 65536", a.size()));
+    if (i == 0 && a.empty()) val.fail(where, "is empty; the first entry is the program to run");
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
 bool is_ratio_var(const std::string& k) {
   return k == "PYTORCH_MPS_HIGH_WATERMARK_RATIO" || k == "PYTORCH_MPS_LOW_WATERMARK_RATIO";
 }
@@ -218,6 +238,11 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
   if (j.contains("min_steps")) s.min_steps = val.integer(j["min_steps"], "min_steps", 0, 100000);
   if (j.contains("cap") && !j["cap"].is_null()) s.cap = val.size(j["cap"], "cap");
   if (j.contains("offload_size")) s.offload_size = val.size(j["offload_size"], "offload_size");
+  if (j.contains("command")) s.command = command_argv(val, j["command"]);
+  if (s.program == "command" && s.command.empty())
+    val.fail("command", "missing; program \"command\" needs it: the job's argv, e.g. [\"python3\", \"train.py\"]");
+  if (s.program != "command" && !s.command.empty())
+    val.fail("command", fmt::format("is given, but program is \"{}\"; set \"program\": \"command\"", s.program));
   if (s.program == "offload" && !s.offload_size) val.fail("offload_size", "missing; program \"offload\" needs it (e.g. \"4GiB\")");
   if (j.contains("timeout")) s.timeout = val.duration(j["timeout"], "timeout");
   if (j.contains("step_delay")) s.step_delay = val.duration(j["step_delay"], "step_delay");
@@ -312,6 +337,7 @@ nlohmann::json to_json(const Scenario& s) {
       {"matrix", matrix},
   };
   if (s.offload_size) j["offload_size"] = s.offload_size->text;
+  if (!s.command.empty()) j["command"] = s.command;
   if (s.step_delay > 0) j["step_delay"] = s.step_delay;
   return j;
 }

@@ -245,6 +245,56 @@ class CompareTest(PlotTestCase):
         self.assertFalse(os.path.exists(os.path.join(d, "plots", "compare.svg")))
 
 
+def _tune_probe(run, high, stopped_by, held_gib, swap_mib, clean, max_allowed_gib=None, footprint_gib=None):
+    return {"run": run, "label": "t%02d" % run, "high": high, "low": high, "stopped_by": stopped_by,
+            "held_bytes": int(held_gib * (1 << 30)), "swap_growth_bytes": int(swap_mib * (1 << 20)),
+            "peak_footprint_bytes": int((footprint_gib or held_gib) * (1 << 30)),
+            "max_allowed_bytes": int(max_allowed_gib * (1 << 30)) if max_allowed_gib else None,
+            "clean": clean, "counted": True}
+
+
+class TuneTest(PlotTestCase):
+    """plots/tune.py on a tune folder's tune.json (the shape runner/tune_report.cpp writes)."""
+
+    def tune_folder(self, probes, answer=0.9, said="Set HIGH 0.9 (LOW 0.9): the highest setting measured to end cleanly"):
+        path = tempfile.mkdtemp(prefix="wmbench-plots-tune-", dir=self.tmp)
+        tune = {"schema_version": 1, "outcome": "found" if answer else "no_safe_setting",
+                "answer": {"high": answer, "low": answer} if answer else None, "said": said,
+                "tolerance_bytes": 32 << 20, "resolution": 0.05, "probes": probes}
+        with open(os.path.join(path, "tune.json"), "w") as f:
+            json.dump(tune, f)
+        return path
+
+    def test_fill_probes(self):
+        path = self.tune_folder([
+            _tune_probe(1, 1.7, "guard", 2.09, 160, False),
+            _tune_probe(2, 0.5, "pytorch", 1.06, 0, True, 1.07),
+            _tune_probe(3, 0.95, "pytorch", 1.9, 55, False, 2.04),
+            _tune_probe(4, 0.9, "pytorch", 1.9, 0, True, 1.93),
+        ])
+        proc = self.run_script("tune.py", path)
+        text = self.assert_charts(proc, os.path.join(path, "plots"), "tune",
+                                  ["wmbench tune", "held memory (GiB)", "swap +55 MiB", "swap +160 MiB",
+                                   "stopped by guard (swap budget / free memory)",
+                                   "stopped by PyTorch error (limit hit)", "max allowed (PyTorch's limit)", "answer"])
+        self.assertNotIn("swap +0 MiB", text, "a clean run without swap growth is not marked")
+
+    def test_job_probes_show_the_footprint(self):
+        path = self.tune_folder([
+            _tune_probe(1, 1.7, "exited", 0, 0, False, footprint_gib=1.5),
+            _tune_probe(2, 0.5, "pytorch", 0, 0, True, footprint_gib=0.7),
+        ], answer=None, said="No safe setting with the apps open now")
+        proc = self.run_script("tune.py", path)
+        self.assert_charts(proc, os.path.join(path, "plots"), "tune",
+                           ["peak footprint (the job's whole process tree) (GiB)",
+                            "stopped by the command exited with an error", "No safe setting"])
+
+    def test_not_a_tune_folder(self):
+        proc = self.run_script("tune.py", self.folder(BASE))
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("not a tune folder", proc.stderr)
+
+
 class BadInputTest(PlotTestCase):
     def check_exit_2(self, script, *args):
         proc = self.run_script(script, *args)

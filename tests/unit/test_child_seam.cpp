@@ -173,7 +173,7 @@ TEST(ChildSeam, AShrunkStepPassesTheUnscaledStepToTheModel) {
 
 TEST(ChildSeam, ThePythonChildIsRefusedForMpsModelBeforeAnyInterpreterRuns) {
   // The interpreter does not exist: the refusal must come from the device, before any probe.
-  const std::string why = refusal([] { choose_fill_child(ChildChoice{"", "/nonexistent/python3", "mps-model"}); });
+  const std::string why = refusal([] { choose_fill_child(ChildChoice{"", "/nonexistent/python3", "mps-model", {}}); });
   EXPECT_NE(why.find("mps-model is the C++ child's"), std::string::npos) << why;
 }
 

@@ -1,0 +1,126 @@
+// wmbench tune [SCENARIO] [--command -- CMD ARGS...] [--resolution R] [--bracket LOW,HIGH]
+//              [--tolerance SIZE] [--repeat N] [--low same|FACTOR] [--resume DIR] [--out DIR] ...
+// The highest HIGH ratio at which the fill (or the job) ends cleanly (runner/tune.h).
+#include <cstdlib>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "common/files.h"
+#include "common/units.h"
+#include "probe/probe.h"
+#include "runner/child_spec.h"
+#include "runner/main_job.h"
+#include "runner/run_input.h"
+#include "runner/tune.h"
+
+namespace wmb::cli {
+namespace {
+
+struct TuneArgs {
+  std::string scenario, out = "results", resume, fill, python, ram_limit, timeout, swap_budget;
+  std::string bracket, tolerance, low = "same";
+  double resolution = kDefaultTuneResolution;
+  int repeat = 1;
+  bool command = false, no_plots = false;
+};
+
+double parse_ratio(const std::string& text, const std::string& flag) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || *end)
+    throw RunInputError(fmt::format("{} \"{}\" is not a number", flag, text));
+  return v;
+}
+
+TunePolicy policy_of(const TuneArgs& a) {
+  TunePolicy p;
+  p.resolution = a.resolution;
+  p.repeat = a.repeat;
+  if (!a.bracket.empty()) {
+    const size_t comma = a.bracket.find(',');
+    if (comma == std::string::npos)
+      throw RunInputError(fmt::format("--bracket \"{}\": expected LOW,HIGH (e.g. 0.5,1.7)", a.bracket));
+    p.bottom = parse_ratio(a.bracket.substr(0, comma), "--bracket");
+    p.top = parse_ratio(a.bracket.substr(comma + 1), "--bracket");
+  }
+  if (!a.tolerance.empty()) p.tolerance = parse_size(a.tolerance, /*allow_zero=*/true);
+  p.low_factor = a.low == "same" ? 1.0 : parse_ratio(a.low, "--low");
+  if (const std::string why = tune_policy_problem(p); !why.empty()) throw RunInputError(why);
+  return p;
+}
+
+int tune_command(const TuneArgs& a) {
+  TuneOptions t;
+  RunnerOptions& o = t.run;
+  std::vector<std::string> warnings;
+  o.out_dir = a.out;
+  o.fill_path = a.fill;
+  o.python = a.python;
+  o.draw_plots = !a.no_plots;
+  try {
+    t.policy = policy_of(a);
+    if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
+    bool main_job = false;
+    if (!a.resume.empty()) {
+      if (!a.scenario.empty()) throw RunInputError("give either a SCENARIO or --resume DIR, not both");
+      load_resume(a.resume, o, warnings);
+    } else {
+      o.scenario = load_scenario(find_scenario_file(a.scenario), warnings);
+      main_job = a.scenario.empty();
+    }
+    if (!a.timeout.empty()) o.scenario.timeout = parse_duration(a.timeout);
+    if (!a.swap_budget.empty()) o.scenario.guard.swap_budget = parse_size_expr(a.swap_budget);
+    apply_command_flag(a.command, !a.resume.empty(), o.scenario);
+    if (main_job) choose_main_job(o, false);
+    if (o.scenario.program == "command" && o.ram_limit)
+      o.notes.push_back("--command: your own command is the child, run inside that sandbox; it uses the device it "
+                        "chooses itself (the model and the fill settings above apply to the fill only)");
+    apply_model_revision("", o);
+    apply_python_child_default(o);
+  } catch (const UnitError& e) {
+    std::cerr << "wmbench tune: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const RunInputError& e) {
+    std::cerr << "wmbench tune: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const ScenarioError& e) {
+    std::cerr << "wmbench tune: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const FileError& e) {
+    std::cerr << "wmbench tune: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const ProbeError& e) {
+    std::cerr << "wmbench tune: cannot read free memory: " << e.what() << "\n";
+    return kExitFail;
+  }
+  for (const auto& w : warnings)  // a new search replaces the scenario's matrix: its cells' warnings do not apply
+    if (!a.resume.empty() || w.find(": matrix[") == std::string::npos) std::cerr << "warning: " << w << "\n";
+  return run_tune(std::move(t), std::cout, std::cerr);
+}
+
+Registrar reg{Command{11, [](CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<TuneArgs>();
+  auto* c = app.add_subcommand("tune", "Find the highest HIGH (= LOW) watermark ratio at which the fill, or your own "
+                                       "command, ends cleanly here: bracket, then bisection, each probe a fresh guarded run");
+  c->add_option("scenario", a->scenario, "Scenario file or name (default: mps-watermark; off a Mac the MPS model in a sandbox)");
+  c->add_flag("--command", a->command, "Tune your own command (after --) instead of the fill");
+  c->add_option("--resolution", a->resolution, "Stop when the clean and unclean settings are this close")->capture_default_str();
+  c->add_option("--bracket", a->bracket, "LOW,HIGH ratios to search between (default 0.5,1.7; above 0, at most 2.0)");
+  c->add_option("--tolerance", a->tolerance, "Swap growth that still counts as clean (default 32MiB)");
+  c->add_option("--repeat", a->repeat, "Runs per setting; a setting is clean only if all are")->capture_default_str();
+  c->add_option("--low", a->low, "LOW's rule: same (LOW = HIGH) or a FACTOR in (0,1] (LOW = FACTOR x HIGH)")->capture_default_str();
+  c->add_option("--resume", a->resume, "Continue an interrupted tune folder from the probes it has");
+  c->add_option("--out", a->out, "Parent folder of the dated result folder")->capture_default_str();
+  c->add_option("--timeout", a->timeout, "Per-run timeout (e.g. 10m)");
+  c->add_option("--swap-budget", a->swap_budget, "Guard: stop a run when swap grew more than this");
+  c->add_option("--fill", a->fill, "Path of wmbench-fill");
+  c->add_option("--python", a->python, "Run the Python fill child under this interpreter");
+  c->add_option("--ram-limit", a->ram_limit, "Linux: run each child in a memory cgroup of this size (needs root and swap)");
+  c->add_flag("--no-plots", a->no_plots, "Do not draw charts at the end");
+  c->callback([a, &exit_code] { exit_code = tune_command(*a); });
+}}};
+
+}  // namespace
+}  // namespace wmb::cli

@@ -1,0 +1,179 @@
+#include "runner/tune.h"
+
+#include <cstdlib>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "common/files.h"
+#include "common/interrupt.h"
+#include "common/units.h"
+#include "results/report.h"
+#include "runner/run_error.h"
+#include "runner/stages.h"
+#include "runner/tune_chart.h"
+
+namespace wmb {
+namespace {
+
+constexpr const char* kHigh = "PYTORCH_MPS_HIGH_WATERMARK_RATIO";
+constexpr const char* kLow = "PYTORCH_MPS_LOW_WATERMARK_RATIO";
+
+std::optional<double> env_ratio(const RunRecord& r, const char* key) {
+  const auto it = r.env.find(key);
+  if (it == r.env.end()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  if (end == it->second.c_str() || *end) return std::nullopt;
+  return v;
+}
+
+bool finished_run(const RunRecord& r) { return r.stopped_by != "interrupted" && r.stopped_by != "not_started"; }
+
+int64_t swap_growth(const RunRecord& r) {
+  return static_cast<int64_t>(r.swap_after_bytes) - static_cast<int64_t>(r.swap_before_bytes);
+}
+
+// The folder's runs as the policy's input, and tune.json's probes (every run, in order).
+std::vector<TuneRun> runs_of(const Report& rep, const TunePolicy& p, std::vector<nlohmann::json>& probes) {
+  std::vector<TuneRun> runs;
+  probes.clear();
+  for (const auto& r : rep.runs) {
+    const auto high = env_ratio(r, kHigh);
+    if (!high) continue;  // not a probe of this search
+    const double low = env_ratio(r, kLow).value_or(*high);
+    TuneRun t{*high, low, r.stopped_by, swap_growth(r)};
+    const bool counted = finished_run(r);
+    const nlohmann::json peak = r.peak_footprint_bytes ? nlohmann::json(*r.peak_footprint_bytes) : nlohmann::json(nullptr);
+    probes.push_back({{"run", r.index},
+                      {"label", r.label},
+                      {"high", tune_round(*high)},
+                      {"low", tune_round(low)},
+                      {"stopped_by", r.stopped_by},
+                      {"detail", r.detail},
+                      {"swap_growth_bytes", t.swap_growth},
+                      {"held_bytes", r.held_bytes},
+                      {"peak_footprint_bytes", peak},
+                      {"max_allowed_bytes", r.max_allowed_bytes ? nlohmann::json(*r.max_allowed_bytes) : nlohmann::json(nullptr)},
+                      {"clean", counted && run_is_clean(p, t)},
+                      {"counted", counted}});
+    if (counted) runs.push_back(t);
+  }
+  return runs;
+}
+
+Cell probe_cell(size_t n, const TuneStep& step) {
+  Cell c;
+  c.label = fmt::format("t{:02}-high-{}-low-{}", n, ratio_text(step.high), ratio_text(step.low));
+  c.env = {{kHigh, ratio_text(step.high)}, {kLow, ratio_text(step.low)}};
+  return c;
+}
+
+Plan plan_of_last(const Scenario& sc) {
+  Plan p;
+  for (const auto& c : sc.matrix) p.cells.push_back(&c);
+  p.runs.push_back({static_cast<int>(sc.matrix.size()), &sc.matrix.back(), 1});
+  return p;
+}
+
+void write_scenario_json(const RunnerOptions& opts, const Prepared& prep) {
+  Plan all;
+  for (const auto& c : opts.scenario.matrix) all.cells.push_back(&c);
+  prep.held->folder.write_json("scenario.json", scenario_as_run(opts.scenario, all, prep.sizes));
+}
+
+bool going_on(const SessionEnd& e) { return !e.interrupted_by && e.write_error.empty() && e.exit_code == 0; }
+
+void say_plan(const TuneOptions& o, const TuneSummary& s, std::ostream& out) {
+  const TunePolicy& p = o.policy;
+  out << fmt::format("  tune: HIGH from {} to {} (LOW = {}), resolution {}, at most {} settings x {} run(s); clean = "
+                     "ended by PyTorch's error or by finishing, with swap growth <= {} (--tolerance)\n",
+                     ratio_text(p.bottom), ratio_text(p.top), p.low_factor == 1 ? std::string("HIGH") : ratio_text(p.low_factor) + " x HIGH",
+                     ratio_text(p.resolution), max_tune_settings(p), p.repeat, format_size(p.tolerance));
+  out << fmt::format("  free memory at the start: {}{}\n", format_size(s.free_bytes_at_start),
+                     s.sandbox_bytes ? fmt::format(" (the runs see a {} sandbox, which stands for it)", format_size(*s.sandbox_bytes)) : "");
+  out.flush();
+}
+
+}  // namespace
+
+int run_tune(TuneOptions o, std::ostream& out, std::ostream& err) {
+  install_interrupt_handlers();
+  auto probe = make_platform_probe();
+  RunnerOptions& opts = o.run;
+  TuneSummary sum;
+  try {
+    std::unique_ptr<HeldFolder> held;
+    const bool resume = !opts.resume_dir.empty();
+    if (resume) {
+      held = hold_folder(opts.resume_dir, opts);
+      try {
+        if (held->folder.exists("tune.json")) {
+          const nlohmann::json j = held->folder.read_json("tune.json");
+          o.policy = tune_policy_from_json(j, held->folder.display("tune.json"));
+          if (j.contains("free_bytes_at_start") && j["free_bytes_at_start"].is_number_unsigned())
+            sum.free_bytes_at_start = j["free_bytes_at_start"].get<uint64_t>();
+        } else {
+          throw RunRefused(fmt::format("--resume {}: it has no tune.json, so it is not a tune folder (resume it with `wmbench run --resume`)",
+                                       opts.resume_dir));
+        }
+      } catch (const FileError& e) {
+        throw RunRefused(e.what());
+      }
+    } else {
+      opts.scenario.name = "tune-" + opts.scenario.name;
+      opts.scenario.repeats = 1;  // each run of a setting is a cell of its own (tune_policy.h)
+      opts.scenario.matrix = {probe_cell(1, next_tune_step(o.policy, {}))};
+    }
+    sum.policy = o.policy;
+    sum.sandbox_bytes = opts.ram_limit;
+    if (!resume) {
+      try {
+        sum.free_bytes_at_start = probe->system().available();
+      } catch (const ProbeError& e) {
+        throw RunRefused(std::string("cannot read free memory: ") + e.what(), 1);
+      }
+    }
+    const Plan plan = make_plan(opts, held.get(), &err);
+    Prepared prep = prepare(opts, plan, *probe, std::move(held));
+    say_start(opts, plan, prep, out);
+    say_plan(o, sum, out);
+    const Folder& folder = prep.held->folder;
+    // A new folder: its first probe. A resumed one: what it had not finished, then on.
+    SessionEnd end = run_all(opts, plan, prep, *probe, err);
+    const int bound = max_tune_settings(o.policy) * o.policy.repeat + 2;
+    for (int n = 0; going_on(end) && n < bound; ++n) {
+      const std::vector<TuneRun> runs = runs_of(load_report(prep.dir), o.policy, sum.probes);
+      const TuneStep step = next_tune_step(o.policy, runs);
+      folder.write_json("tune.json", tune_json(sum));
+      if (step.done) {
+        sum.end = step;
+        break;
+      }
+      opts.scenario.matrix.push_back(probe_cell(opts.scenario.matrix.size() + 1, step));
+      out << fmt::format("tune: run {} (at most {} settings x {}): HIGH {} LOW {}\n", opts.scenario.matrix.size(),
+                         max_tune_settings(o.policy), o.policy.repeat, ratio_text(step.high), ratio_text(step.low));
+      out.flush();
+      write_scenario_json(opts, prep);
+      end = run_all(opts, plan_of_last(opts.scenario), prep, *probe, err);
+    }
+    const int code = finish(opts, prep, end, out, err);
+    runs_of(load_report(prep.dir), o.policy, sum.probes);
+    sum.said = tune_answer_text(sum);
+    folder.write_json("tune.json", tune_json(sum));
+    const std::string readme = folder.exists("README.md") ? folder.read("README.md") : "";
+    folder.write_atomic("README.md", tune_readme_head(sum) + "\n" + readme);
+    draw_tune_chart(prep.dir, opts.draw_plots, out, err);
+    out << "\n" << sum.said << "\n";
+    if (!sum.end) out << "Continue the search with: wmbench tune --resume " << prep.dir << "\n";
+    return code != 0 ? code : (sum.end ? 0 : 1);
+  } catch (const RunRefused& e) {
+    err << "wmbench tune: " << e.what() << "\n";
+    return e.exit_code;
+  } catch (const FileError& e) {
+    err << "wmbench tune: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace wmb

@@ -1,0 +1,32 @@
+#include "runner/tune_chart.h"
+
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "runner/locate.h"
+#include "runner/runner.h"
+#include "runner/short_command.h"
+
+namespace wmb {
+
+void draw_tune_chart(const std::string& dir, bool draw, std::ostream& out, std::ostream& err) {
+  if (!draw) return;
+  const std::string script = find_repo_file("plots/tune.py");
+  if (script.empty()) {
+    out << "Tune chart: plots/tune.py not found next to wmbench; draw it with python3 plots/tune.py " << dir << "\n";
+    return;
+  }
+  const std::string py = python_with_matplotlib();
+  if (py.empty()) {
+    out << "Tune chart: no python3 with matplotlib found; with it, run: python3 " << script << " " << dir << "\n";
+    return;
+  }
+  CommandOutput r = run_short_command({py, script, dir}, 600, "");
+  if (r.ok())
+    out << "Tune chart: " << dir << "/plots/tune.png (and .svg)\n";
+  else
+    err << fmt::format("wmbench tune: chart tune.py failed ({}); draw it with: {} {} {}\n", r.failure(), py, script, dir);
+}
+
+}  // namespace wmb
