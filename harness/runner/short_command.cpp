@@ -57,13 +57,15 @@ std::string CommandOutput::failure() const {
 }
 
 CommandOutput run_short_command(const std::vector<std::string>& argv, double timeout_s, const std::string& stderr_path,
-                                const std::optional<std::map<std::string, std::string>>& env) {
+                                const std::optional<std::map<std::string, std::string>>& env,
+                                const std::string& cwd) {
   CommandOutput r;
   SpawnOptions so;
   so.argv = argv;
   so.env = env ? *env : current_environment();
   so.capture_stdout = true;
   so.stderr_path = stderr_path;
+  so.cwd = cwd;
   Child c;
   try {
     c = spawn_child(so);
