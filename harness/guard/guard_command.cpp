@@ -103,7 +103,7 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
   install_interrupt_handlers();
   auto probe = make_platform_probe();
   SteadyClock clock;
-  RealSleeper sleeper;
+  InterruptibleSleeper sleeper;  // a signal ends the free-memory wait at once
 
   WaitOutcome w = wait_for_free(*probe, clock, sleeper, o.guard.wait_free, o.guard.wait_free_timeout);
   if (int sig = interrupt_signal()) return 128 + sig;
@@ -153,7 +153,13 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
     };
   SuperviseResult r = supervise(child, sup, *probe, clock, swap_before);
   if (trace && r.stopper == Stopper::None) trace->line({{"type", "end"}});
-  const int code = guard_exit(o, r, err);
+  int code = guard_exit(o, r, err);
+  // A trace that could not be written is a trace that was asked for and is missing: said, and
+  // the exit is not 0 (it was, with every write to /proc/self/mem failing).
+  if (trace && !trace->error().empty()) {
+    err << "wmbench guard: " << trace->error() << "; the trace is incomplete\n";
+    if (code == 0) code = 1;
+  }
   handle_leftovers(o, sandbox.get(), child.pid, err);
   if (sandbox) sandbox->remove();
   return code;
