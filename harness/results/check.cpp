@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "common/env_allowlist.h"
 #include "common/files.h"
+#include "common/utf8.h"
 #include "common/json_input.h"
 #include "common/units.h"
 #include "results/folder_lock.h"
@@ -83,6 +85,15 @@ void check_numbers(Ctx& c, const std::string& rel, const RunRecord& r, const nlo
     bad(fmt::format("swap_peak_bytes {} is below swap_before_bytes {}", r.swap_peak_bytes, r.swap_before_bytes));
   if (r.swap_peak_bytes < r.swap_after_bytes)
     bad(fmt::format("swap_peak_bytes {} is below swap_after_bytes {}", r.swap_peak_bytes, r.swap_after_bytes));
+  if (r.repeat < 1) bad(fmt::format("repeat {} is below 1 (repeats count from 1)", r.repeat));
+  // Linux's swap is the swap devices machine.json counted (macOS grows its swap files on demand).
+  if (machine.is_object() && machine.value("os", "") == "Linux" && machine.contains("swap_total_bytes") &&
+      machine["swap_total_bytes"].is_number_unsigned()) {
+    const uint64_t total = machine["swap_total_bytes"].get<uint64_t>();
+    if (r.swap_peak_bytes > total)
+      bad(fmt::format("swap_peak_bytes {} exceeds the machine's swap of {} bytes (machine.json swap_total_bytes)",
+                      r.swap_peak_bytes, total));
+  }
   auto t0 = parse_utc(r.started_utc), t1 = parse_utc(r.ended_utc);
   if (!r.started_utc.empty() && !t0) bad(fmt::format("started_utc \"{}\" is not a UTC time like 2026-11-29T19:16:55Z", r.started_utc));
   if (!r.ended_utc.empty() && !t1) bad(fmt::format("ended_utc \"{}\" is not a UTC time like 2026-11-29T19:16:55Z", r.ended_utc));
@@ -232,7 +243,14 @@ CheckResult check_result_folder(const std::string& dir) {
   std::set<std::string> cells;
   int repeats = 1;
   if (rep.scenario.is_object()) {
-    for (const auto& cell : rep.scenario["matrix"]) cells.insert(cell["label"].get<std::string>());
+    for (const auto& cell : rep.scenario["matrix"]) {
+      cells.insert(cell["label"].get<std::string>());
+      if (!cell.contains("env") || !cell["env"].is_object()) continue;
+      for (auto it = cell["env"].begin(); it != cell["env"].end(); ++it)
+        if (!cell_env_allowed(it.key()))
+          c.problem("scenario.json", fmt::format("cell \"{}\" sets {}; {}; `run --resume` refuses it",
+                                                 cell["label"].get<std::string>(), utf8_sanitize(it.key(), 64), allowed_env_text()));
+    }
     repeats = rep.scenario.value("repeats", 1);
   }
   std::map<std::pair<std::string, int>, std::string> cell_of;
