@@ -1,5 +1,7 @@
 #include "common/interrupt.h"
 
+#include <poll.h>
+
 #include "common/pipe.h"
 
 #include <fcntl.h>
@@ -38,5 +40,11 @@ void install_interrupt_handlers() {
 
 int interrupt_signal() { return g_signal.load(); }
 int interrupt_fd() { return g_pipe[0]; }
+
+void InterruptibleSleeper::sleep(double seconds) {
+  if (interrupt_signal()) return;
+  struct pollfd p = {interrupt_fd(), POLLIN, 0};
+  ::poll(&p, interrupt_fd() >= 0 ? 1 : 0, static_cast<int>(seconds * 1000));
+}
 
 }  // namespace wmb
