@@ -151,7 +151,9 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
     sup.signal_others = [&sandbox](int sig) {
       for (pid_t p : sandbox->procs()) ::kill(p, sig);
     };
+  set_watched_child_group(child.pid);  // Ctrl-Z stops the command with the guard (common/interrupt.h)
   SuperviseResult r = supervise(child, sup, *probe, clock, swap_before);
+  set_watched_child_group(0);
   if (trace && r.stopper == Stopper::None) trace->line({{"type", "end"}});
   int code = guard_exit(o, r, err);
   // A trace that could not be written is a trace that was asked for and is missing: said, and

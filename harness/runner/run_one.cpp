@@ -198,7 +198,9 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
     return false;
   }
   stderr_log.close();
+  set_watched_child_group(child.pid);  // Ctrl-Z stops the child with wmbench (common/interrupt.h)
   const int interrupted = watch_child(s, child, rec, std::move(trace), std::move(sandbox), swap_before, head);
+  set_watched_child_group(0);
   s.progress.finish(outcome_line(head, rec));
   if (!write_record(s, rec)) return false;
   s.end.interrupted_by = interrupted;
