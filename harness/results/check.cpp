@@ -136,8 +136,13 @@ void check_tables(Ctx& c, const std::vector<RunRecord>& runs, const std::vector<
   if (c.f.exists("results.csv")) {
     try {
       const std::string t = c.f.read("results.csv", kMaxReadBytes);
+      // CSV records, not lines: a quoted field may hold a newline (an env value with one).
       size_t lines = 0;
-      for (char ch : t) lines += ch == '\n';
+      bool quoted = false;
+      for (char ch : t) {
+        if (ch == '"') quoted = !quoted;
+        else if (ch == '\n' && !quoted) ++lines;
+      }
       if (!t.empty() && t.back() != '\n') ++lines;
       if (lines != runs.size() + 1)
         c.problem("results.csv", fmt::format("has {} data rows; runs/ holds {} records", lines ? lines - 1 : 0, runs.size()));
