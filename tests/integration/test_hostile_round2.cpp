@@ -9,7 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -396,4 +400,64 @@ TEST(Round2EExclusive, GuardsFreeMemoryWaitEndsAtOnceOnSigint) {
   auto r = wmbench({"guard", "--wait-free", "100", "--wait-timeout", "5m", "--", "/bin/true"}, o);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20);
   EXPECT_EQ(r.status, 128 + SIGINT) << r.err;
+}
+
+namespace {
+
+// The state letter of /proc/PID/stat ('S', 'R', 'T' stopped, ...); 0 when gone.
+char proc_state(pid_t pid) {
+  const std::string s = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = s.rfind(')');
+  return close == std::string::npos || close + 2 >= s.size() ? 0 : s[close + 2];
+}
+
+// The first child of `parent` (from /proc/*/stat), 0 when none yet.
+pid_t child_of(pid_t parent) {
+  if (DIR* d = ::opendir("/proc")) {
+    while (const dirent* e = ::readdir(d)) {
+      const pid_t p = static_cast<pid_t>(std::atoi(e->d_name));
+      if (p <= 0) continue;
+      const std::string s = slurp("/proc/" + std::to_string(p) + "/stat");
+      const auto close = s.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(s.substr(close + 2));
+      char state;
+      int ppid = 0;
+      rest >> state >> ppid;
+      if (ppid == parent) {
+        ::closedir(d);
+        return p;
+      }
+    }
+    ::closedir(d);
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST(Round2EExclusive, CtrlZStopsTheGuardedCommandAndContinueResumesIt) {
+#ifndef __linux__
+  GTEST_SKIP() << "reads /proc";
+#endif
+  char stopped = 0, resumed = 0;
+  RunOpts o;
+  o.timeout = 60;
+  o.while_running = [&](pid_t guard) {
+    pid_t cmd = 0;
+    wait_for([&] { return (cmd = child_of(guard)) != 0; }, 10);
+    if (!cmd) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(guard, SIGTSTP);
+    wait_for([&] { return proc_state(cmd) == 'T'; }, 5);
+    stopped = proc_state(cmd);
+    ::kill(guard, SIGCONT);
+    wait_for([&] { return proc_state(cmd) != 'T'; }, 5);
+    resumed = proc_state(cmd);
+    ::kill(guard, SIGTERM);
+  };
+  auto r = wmbench({"guard", "--", "/bin/sleep", "30"}, o);
+  EXPECT_EQ(stopped, 'T') << "the command kept running while the guard was stopped";
+  EXPECT_NE(resumed, 'T');
+  EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
 }

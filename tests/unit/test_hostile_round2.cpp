@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -28,6 +29,7 @@
 #include "runner/rescue_record.h"
 #include "runner/run_error.h"
 #include "runner/runner.h"
+#include "runner/short_command.h"
 #include "scenario/limits.h"
 #include "scenario/scenario.h"
 
@@ -303,6 +305,15 @@ TEST(Round2Signals, TheFreeMemoryWaitEndsWhenTheSleeperIsInterrupted) {
   EXPECT_FALSE(w.ok);
   EXPECT_TRUE(has(w.why, "interrupted")) << w.why;
   EXPECT_LE(sleeper.sleeps, 2) << "not until the 5 min timeout";
+}
+
+TEST(Round2Signals, ACommandThatLeavesADaemonHoldingStdoutIsNotWaitedOnToTheTimeout) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const CommandOutput r = run_short_command({"/bin/sh", "-c", "sleep 30 & echo drawn"}, 60);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.ok()) << r.failure();
+  EXPECT_EQ(r.out, "drawn\n");
+  EXPECT_LT(took, 15) << "waited for the daemon";
 }
 
 // ---- G. text from others is data ----
