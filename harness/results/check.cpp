@@ -12,7 +12,9 @@
 
 #include "common/env_allowlist.h"
 #include "common/files.h"
+#include "common/terminal_text.h"
 #include "common/utf8.h"
+#include "scenario/limits.h"
 #include "common/json_input.h"
 #include "common/units.h"
 #include "results/folder_lock.h"
@@ -190,6 +192,31 @@ void check_summary(Ctx& c, const Report& rep) {
     if (!seen.count(key)) c.problem("summary.json", fmt::format("lacks run {} of runs/", r->file_stem()));
 }
 
+// What a resumed folder's model would run with, and text meant for a terminal (issue 22): the
+// model's sizes within the bounds of --recommended-max/--model-mac-ram, and no control
+// characters (escape sequences: OSC 52, screen clears) in machine.json's strings.
+void check_machine_extras(Ctx& c, const nlohmann::json& m) {
+  if (!m.is_object()) return;
+  if (m.contains("model") && m["model"].is_object()) {
+    for (const char* k : {"recommended_max_bytes", "mac_ram_bytes"}) {
+      const auto it = m["model"].find(k);
+      if (it == m["model"].end() || !it->is_number_unsigned()) continue;
+      try {
+        (void)check_model_bytes(it->get<uint64_t>(), std::string("model.") + k);
+      } catch (const UnitError& e) {
+        c.problem("machine.json", std::string(e.what()) + "; `run --resume` refuses it");
+      }
+    }
+  }
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    if (!it.value().is_string()) continue;
+    const std::string& v = it.value().get_ref<const std::string&>();
+    if (escape_controls_line(v) != v)
+      c.problem("machine.json", fmt::format("\"{}\" holds control characters (escape sequences): {}", it.key(),
+                                            escape_controls_line(utf8_sanitize(v, 120))));
+  }
+}
+
 }  // namespace
 
 std::optional<long long> parse_utc(const std::string& s) {
@@ -292,6 +319,7 @@ CheckResult check_result_folder(const std::string& dir) {
     if (rep.machine.contains("ended_utc") && !b) c.problem("machine.json", "ended_utc is not a UTC time like 2026-11-29T19:16:55Z");
     if (a && b && *b < *a) c.problem("machine.json", "ended_utc is before started_utc");
   }
+  check_machine_extras(c, rep.machine);
   check_summary(c, rep);
   check_tables(c, rep.runs, rep.not_run);
   return out;

@@ -72,7 +72,7 @@ std::string offload_finding(const Report& r) {
       if (!st.count(stage) || !st[stage].contains(key) || !st[stage][key].is_number()) return std::nullopt;
       return st[stage][key].get<uint64_t>();
     };
-    out += fmt::format("- **Offload stages** of `{}` on {}:", run.label, run.device);
+    out += fmt::format("- **Offload stages** of `{}` on {}:", run.label, md_escape(run.device));
     auto dev_on = val("on_device", "driver_bytes") ? val("on_device", "driver_bytes") : val("on_device", "allocated_bytes");
     auto dev_moved = val("moved_to_cpu", "driver_bytes") ? val("moved_to_cpu", "driver_bytes") : val("moved_to_cpu", "allocated_bytes");
     auto fp_on = val("on_device", "footprint_sampled_bytes"), fp_moved = val("moved_to_cpu", "footprint_sampled_bytes"),

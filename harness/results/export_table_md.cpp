@@ -49,8 +49,13 @@ std::string child_kind(const nlohmann::json& m) {
 // machine.json "model.revision" in words; folders made before revisions were modelled have none.
 std::string model_revision_text(const nlohmann::json& model) {
   const auto it = model.find("revision");
-  return it != model.end() && it->is_string() ? mpsmodel::revision_in_words(it->get<std::string>())
-                                              : "PyTorch revision not recorded";
+  if (it == model.end() || !it->is_string()) return "PyTorch revision not recorded";
+  const std::string name = it->get<std::string>();
+  const std::string words = mpsmodel::revision_in_words(name);
+  // A name wmbench does not know is a contributed folder's text: through the Markdown helper.
+  return words.find("not one wmbench knows") == std::string::npos
+             ? words
+             : "PyTorch revision " + md_code(name) + " (not one wmbench knows)";
 }
 
 std::string opt_gib(const std::optional<uint64_t>& v) { return v ? gib(*v) : "-"; }
@@ -86,7 +91,7 @@ class TableMd : public Exporter {
       out += fmt::format("Runs in a Linux memory sandbox of {} ({}).\n",
                          gib(m["sandbox"].value("ram_limit_bytes", uint64_t{0})), md_escape(m["sandbox"].value("kind", "")));
     if (m.contains("model") && m["model"].is_object())
-      out += fmt::format("**This is a model of a Mac** (device mps-model, {}): {}\n", md_escape(model_revision_text(m["model"])),
+      out += fmt::format("**This is a model of a Mac** (device mps-model, {}): {}\n", model_revision_text(m["model"]),
                          md_escape(m["model"].value("note", "")));
     if (cuda) {
       out += "\n| setting | who stopped | tensors held | swap during the run | max allowed | device allocated | "

@@ -69,9 +69,10 @@ void drop_duplicates(const Folder& f, Report& r, const std::vector<std::string>&
       names += (names.empty() ? "" : ", ") + f.display(files[i]);
       drop.insert(i);
     }
-    r.problems.push_back(fmt::format("{} run files hold the same cell \"{}\" repeat {}: {}; all are left out (keep the one "
-                                     "that is the measurement, remove the others)",
-                                     idx.size(), key.first, key.second, names));
+    r.duplicates.push_back(fmt::format("{} run files hold the same cell \"{}\" repeat {}: {}; all are left out (keep "
+                                       "the one that is the measurement, remove the others)",
+                                       idx.size(), key.first, key.second, names));
+    r.problems.push_back(r.duplicates.back());
   }
   if (drop.empty()) return;
   std::vector<RunRecord> kept;

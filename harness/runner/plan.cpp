@@ -64,7 +64,8 @@ std::set<std::pair<std::string, int>> finished_in(const std::string& dir, const 
   std::map<std::pair<std::string, int>, int> index_of;
   for (const auto& r : p.runs) index_of[{r.cell->label, r.repeat}] = r.index;
   std::map<std::pair<std::string, int>, std::string> seen;
-  std::vector<std::string> wrong;
+  // Several files of one cell: none is trusted, and resuming would write over one of them.
+  std::vector<std::string> wrong = rep.duplicates;
   std::set<std::pair<std::string, int>> done;
   for (const auto& r : rep.runs) {
     const std::pair<std::string, int> key{r.label, r.repeat};

@@ -247,6 +247,9 @@ TEST(Round2D, ModelSizesOverTheBoundAreRefusedAndAResumedZeroRecommendedMaxToo) 
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_TRUE(has(r.err, "recommended_max_bytes")) << r.err;
   EXPECT_FALSE(file_exists(dir + "/runs/02-b.json"));
+  auto c = check(dir);
+  EXPECT_NE(c.status, 0);
+  EXPECT_TRUE(has(c.out, "model.recommended_max_bytes")) << c.out;
 }
 
 TEST(Round2D, DuplicateRecordsAreRefusedNamingEveryCopyByReportCheckAndCompare) {
@@ -327,6 +330,10 @@ TEST(Round2G, EscapesFromAContributedFolderNeverReachTheTerminalOrMarkdownRaw) {
     EXPECT_FALSE(has(md, "\x1b")) << f;
     EXPECT_TRUE(has(md, "\\u001b")) << f << " shows the escape as text";
   }
+  auto c = check(dir);
+  EXPECT_NE(c.status, 0) << "check flags the escape sequences";
+  EXPECT_TRUE(has(c.out, "control characters")) << c.out;
+  EXPECT_FALSE(has(c.out + c.err, "\x1b"));
 }
 
 TEST(Round2G, ANewlineInAnEnvValueKeepsTableRowsWhole) {
