@@ -178,10 +178,40 @@ def gib_axis(axis, vmax, target=8):
 # ---------------------------------------------------------------------------------------------
 # loading
 
+# The bounds wmbench's own readers apply (common/json_input.h kMaxFolderJsonBytes, files.h kMaxReadBytes).
+MAX_JSON_BYTES = 32 << 20
+MAX_TRACE_BYTES = 64 << 20
+
+
+def read_bounded(path, limit):
+    """The bytes of the regular file `path`, at most `limit` of them. A symbolic link, a FIFO or a
+    device (a planted trace -> /dev/zero) is refused without blocking, as is a larger file."""
+    import stat
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError("%s is not a regular file" % path)
+        if st.st_size > limit:
+            raise OSError("%s is %d bytes, over the limit of %d" % (path, st.st_size, limit))
+        chunks, left = [], limit + 1
+        while left > 0:
+            b = os.read(fd, min(left, 1 << 20))
+            if not b:
+                break
+            chunks.append(b)
+            left -= len(b)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            raise OSError("%s grew over the limit of %d bytes" % (path, limit))
+        return data
+    finally:
+        os.close(fd)
+
+
 def _read_json(path, what, problems):
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            data = json.load(f)
+        data = json.loads(read_bounded(path, MAX_JSON_BYTES).decode("utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as e:
@@ -199,29 +229,33 @@ def read_trace(path):
     bad_lines (int: lines that were not JSON objects, e.g. a truncated last line)."""
     trace = {"path": path, "start": None, "samples": [], "events": [], "ended": False,
              "bad_lines": 0}
-    with open(path, "r", encoding="utf-8", errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                trace["bad_lines"] += 1
-                continue
-            if not isinstance(obj, dict):
-                trace["bad_lines"] += 1
-                continue
-            kind = obj.get("type")
-            if kind == "start":
-                trace["start"] = obj
-            elif kind == "sample":
-                if num(obj.get("t")) is not None:
-                    trace["samples"].append(obj)
-            elif kind == "event":
-                trace["events"].append(obj)
-            elif kind == "end":
-                trace["ended"] = True
+    try:
+        text = read_bounded(path, MAX_TRACE_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        trace["bad_lines"] += 1
+        return trace
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            trace["bad_lines"] += 1
+            continue
+        if not isinstance(obj, dict):
+            trace["bad_lines"] += 1
+            continue
+        kind = obj.get("type")
+        if kind == "start":
+            trace["start"] = obj
+        elif kind == "sample":
+            if num(obj.get("t")) is not None:
+                trace["samples"].append(obj)
+        elif kind == "event":
+            trace["events"].append(obj)
+        elif kind == "end":
+            trace["ended"] = True
     trace["samples"].sort(key=lambda s: num(s.get("t")))
     return trace
 
@@ -451,17 +485,64 @@ def stopped_text(stopped_by):
 # ---------------------------------------------------------------------------------------------
 # output
 
+def _open_dir_nofollow(path, dir_fd=None, create=False):
+    """An fd of the folder `path` (relative to dir_fd), never through a symbolic link."""
+    if create:
+        try:
+            os.mkdir(path, 0o755, dir_fd=dir_fd)
+        except FileExistsError:
+            pass
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        return os.open(path, flags, dir_fd=dir_fd)
+    except OSError as e:
+        raise ResultFolderError("cannot write charts into %s: %s (a symbolic link or not a folder)"
+                                % (path, e.strerror))
+
+
+def _write_nofollow(fig, dir_fd, name, ext, kwargs):
+    """Draws into a fresh temporary file (O_EXCL|O_NOFOLLOW: a planted file or link is never
+    written through), then renames it over `name`: a link there is replaced, not followed."""
+    tmp = ".%s.tmp.%d" % (name, os.getpid())
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644,
+                 dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format=ext, facecolor="white", bbox_inches="tight", pad_inches=0.15,
+                        **kwargs)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
+            pass
+        raise
+
+
 def save(fig, folder, name, out_dir=None):
-    """Write <folder>/plots/<name>.svg and .png (or into out_dir); print and return the paths."""
-    target = out_dir if out_dir else os.path.join(folder, "plots")
-    os.makedirs(target, exist_ok=True)
+    """Write <folder>/plots/<name>.svg and .png (or into out_dir); print and return the paths.
+    Nothing is written through a symbolic link: plots/ (or out_dir's last component) must be a
+    real folder, and each chart is a fresh file renamed into place."""
+    if out_dir:
+        target = out_dir
+        dfd = _open_dir_nofollow(out_dir, create=True)
+    else:
+        target = os.path.join(folder, "plots")
+        ffd = _open_dir_nofollow(folder)
+        try:
+            dfd = _open_dir_nofollow("plots", dir_fd=ffd, create=True)
+        finally:
+            os.close(ffd)
     paths = []
-    for ext, kwargs in (("svg", {"metadata": {"Date": None}}), ("png", {"dpi": 150})):
-        p = os.path.join(target, "%s.%s" % (name, ext))
-        fig.savefig(p, format=ext, facecolor="white", bbox_inches="tight", pad_inches=0.15,
-                    **kwargs)
-        paths.append(p)
-        print(p)
+    try:
+        for ext, kwargs in (("svg", {"metadata": {"Date": None}}), ("png", {"dpi": 150})):
+            fname = "%s.%s" % (name, ext)
+            _write_nofollow(fig, dfd, fname, ext, kwargs)
+            p = os.path.join(target, fname)
+            paths.append(p)
+            print(p)
+    finally:
+        os.close(dfd)
     pyplot().close(fig)
     return paths
 

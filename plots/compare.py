@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import argparse
 
-import common as C
+# wmbench runs this script under `python -I` (runner/python_isolated.h), which puts neither this
+# folder nor the current one on sys.path: common.py is found here, by this file's own path.
+import os as _os
+import sys as _sys
+_sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
+import common as C  # noqa: E402
 
 SIDE_COLORS = {"base": "#9AA5B1", "new": "#0072B2"}
 SIDE_HATCH_EDGE = {"base": "#333333", "new": "white"}

@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import argparse
 
-import common as C
+# wmbench runs this script under `python -I` (runner/python_isolated.h), which puts neither this
+# folder nor the current one on sys.path: common.py is found here, by this file's own path.
+import os as _os
+import sys as _sys
+_sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
+import common as C  # noqa: E402
 
 
 def _luminance(hex_color):

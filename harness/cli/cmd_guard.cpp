@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "common/units.h"
 #include "guard/guard_command.h"
+#include "scenario/limits.h"
 
 namespace wmb::cli {
 namespace {
@@ -22,9 +23,13 @@ struct GuardArgs {
 int guard_command(const GuardArgs& a) {
   GuardCommandOptions o;
   try {
-    o.guard.swap_budget = parse_size(a.swap_budget, /*allow_zero=*/true);
-    o.sample_interval = parse_duration(a.interval);
-    o.guard.check_interval = parse_duration(a.check);
+    // The same bounds as a scenario's guard and `wmbench run` (scenario/limits.h): a zero
+    // swap budget is refused by both, NaN is no percent, an interval has a floor.
+    o.guard.swap_budget = parse_size(a.swap_budget);
+    o.sample_interval = check_interval(parse_duration(a.interval), "--interval");
+    o.guard.check_interval = check_interval(parse_duration(a.check), "--check-interval");
+    o.guard.wait_free = check_percent(a.wait_free, "--wait-free");
+    o.guard.kill_free = check_percent(a.kill_free, "--kill-free");
     o.guard.wait_free_timeout = parse_duration(a.wait_timeout);
     if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
     o.grace = parse_duration(a.grace);
@@ -32,8 +37,6 @@ int guard_command(const GuardArgs& a) {
     std::cerr << "wmbench guard: " << e.what() << "\n";
     return kExitUsage;
   }
-  o.guard.wait_free = a.wait_free;
-  o.guard.kill_free = a.kill_free;
   if (a.cmd.empty()) {
     std::cerr << "wmbench guard: no command given; usage: wmbench guard [options] -- CMD ARGS...\n";
     return kExitUsage;

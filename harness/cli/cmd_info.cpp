@@ -1,10 +1,12 @@
 // wmbench info [--device D] [--json]: this machine, its torch, and the limit each setting of the
 // default scenario gives, before any long run.
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "common/interrupt.h"
 #include "common/machine_json.h"
 #include "common/platform.h"
 #include "common/units.h"
@@ -15,6 +17,7 @@
 #include "runner/run_error.h"
 #include "runner/runner.h"
 #include "sandbox/sandbox.h"
+#include "spawn/process.h"
 #include "scenario/scenario.h"
 
 namespace wmb::cli {
@@ -40,6 +43,12 @@ int info_command(std::string device, bool json_out, const std::string& python) {
 #else
   if (device.empty()) device = "cpu";
 #endif
+  // The same devices as a scenario and `run --device` (scenario/scenario.h kDevices): a bogus one
+  // is a usage error, not a report that says nothing.
+  if (std::find(kDevices.begin(), kDevices.end(), device) == kDevices.end()) {
+    std::cerr << fmt::format("wmbench info: --device \"{}\" is not known; allowed: mps, cuda, cpu, mps-model\n", device);
+    return kExitUsage;
+  }
   const MachineFacts f = machine_facts();
   nlohmann::json j = machine_facts_json(f);
   j["device"] = device;
@@ -56,11 +65,18 @@ int info_command(std::string device, bool json_out, const std::string& python) {
   const SandboxSupport sup = sandbox_support(true);
   j["sandbox"] = sup.ok ? nlohmann::json(sup.kind) : nlohmann::json("unavailable: " + sup.why_not);
   ChildHello ch;
+  // SIGINT/SIGTERM/SIGHUP while the child is asked: the child's group is stopped (short_command
+  // polls the interrupt), then info exits 128+N, leaving nothing running.
+  install_interrupt_handlers();
   try {
     ch = ask_child_hello(ChildChoice{"", python, device, {}});  // --python, or $WMBENCH_PYTHON_CHILD, or wmbench-fill
   } catch (const RunRefused& e) {
     std::cerr << "wmbench info: " << e.what() << "\n";
     return e.exit_code;
+  }
+  if (const int sig = interrupt_signal()) {
+    std::cerr << "wmbench info: stopped by " << signal_name(sig) << "\n";
+    return 128 + sig;
   }
   j["child"] = ch.child;
   const auto& hello = ch.hello;
@@ -106,9 +122,12 @@ int info_command(std::string device, bool json_out, const std::string& python) {
     }
   }
   j["settings"] = settings;
+  // Without the child's hello info did not do its whole job (torch unreachable): exit 1, after
+  // saying everything else it knows.
+  const int code = hello ? kExitOk : kExitFail;
   if (json_out) {
-    std::cout << j.dump(2) << "\n";
-    return kExitOk;
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // non-UTF-8 paths: U+FFFD
+    return code;
   }
   std::cout << fmt::format("machine      {} {} ({}), {} CPUs\n", f.os, f.os_version, f.chip, f.cpus);
   std::cout << fmt::format("RAM          {}; pages of {} (swap-ins/outs are counted in pages)\n", format_size(f.ram_bytes),
@@ -136,7 +155,7 @@ int info_command(std::string device, bool json_out, const std::string& python) {
       std::cout << fmt::format("  {:<20} {}\n", r["label"].get<std::string>(), what);
     }
   }
-  return kExitOk;
+  return code;
 }
 
 Registrar reg{Command{70, [](CLI::App& app, int& exit_code) {

@@ -20,6 +20,7 @@
 #include "mpsmodel/predict.h"
 #include "mpsmodel/revision.h"
 #include "probe/probe.h"
+#include "scenario/limits.h"
 #include "runner/child_info.h"
 #include "runner/run_error.h"
 #include "runner/runner.h"
@@ -63,7 +64,7 @@ MachineView gather(const PredictArgs& a, std::vector<std::string>& warnings) {
   MachineView v;
   const auto now = free_now(warnings);
   if (!a.ram.empty()) {
-    v.ram = wmb::parse_size(a.ram);
+    v.ram = wmb::check_model_bytes(wmb::parse_size(a.ram), "--ram");
     v.ram_source = "--ram";
   } else if (now && now->ram > 0) {
     v.ram = now->ram;
@@ -74,7 +75,7 @@ MachineView gather(const PredictArgs& a, std::vector<std::string>& warnings) {
   }
 
   if (!a.recommended_max.empty()) {
-    v.recommended_max = wmb::parse_size(a.recommended_max);
+    v.recommended_max = wmb::check_model_bytes(wmb::parse_size(a.recommended_max), "--recommended-max");
     v.recommended_source = "--recommended-max";
   }
 #ifdef __APPLE__
@@ -185,7 +186,7 @@ int run_predict(const PredictArgs& a) {
   }
   const auto report = wmb::mpsmodel::make_report(m, scenario_name, cells, fill_plan(sc, m, a.revision), warnings);
   if (a.json) {
-    std::cout << wmb::mpsmodel::render_json(report).dump() << '\n';
+    std::cout << wmb::mpsmodel::render_json(report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
     // The step-by-step section only when asked for or with a scenario: without them the output is
     // the write-up's table, unchanged.

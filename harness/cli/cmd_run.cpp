@@ -15,6 +15,7 @@
 #include "runner/main_job.h"
 #include "runner/run_input.h"
 #include "runner/runner.h"
+#include "scenario/limits.h"
 
 namespace wmb::cli {
 namespace {
@@ -24,7 +25,7 @@ struct RunArgs {
   std::string out = "results";
   std::string device, step, cap, timeout, fill, python, ram_limit, resume, swap_budget, recommended_max, model_mac_ram,
       model_revision;
-  std::vector<std::string> only;
+  std::vector<std::string> only, allow_env;
   int repeat = 0;
   bool force = false;
   bool no_plots = false;
@@ -76,7 +77,9 @@ void apply_overrides(const RunArgs& a, Scenario& s) {
   if (!a.cap.empty()) s.cap = parse_size_expr(a.cap);
   if (!a.timeout.empty()) s.timeout = parse_duration(a.timeout);
   if (!a.swap_budget.empty()) s.guard.swap_budget = parse_size_expr(a.swap_budget);
-  if (a.repeat > 0) s.repeats = a.repeat;
+  // The bounds every reader of the folder applies (scenario/limits.h), checked before anything runs.
+  if (a.repeat > 0) s.repeats = check_repeats(a.repeat, "--repeat");
+  check_plan_size(s.matrix.size(), s.repeats, "the plan");
 }
 
 int run_command(const RunArgs& a) {
@@ -88,10 +91,11 @@ int run_command(const RunArgs& a) {
   o.only = a.only;
   o.force = a.force;
   o.draw_plots = !a.no_plots;
+  o.allow_env.insert(a.allow_env.begin(), a.allow_env.end());
   try {
     if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
-    if (!a.recommended_max.empty()) o.recommended_max = parse_size(a.recommended_max);
-    if (!a.model_mac_ram.empty()) o.model_mac_ram = parse_size(a.model_mac_ram);
+    if (!a.recommended_max.empty()) o.recommended_max = check_model_bytes(parse_size(a.recommended_max), "--recommended-max");
+    if (!a.model_mac_ram.empty()) o.model_mac_ram = check_model_bytes(parse_size(a.model_mac_ram), "--model-mac-ram");
     const bool main_job = load_scenario_for(a, o, warnings);
     apply_overrides(a, o.scenario);
     apply_command_flag(a.command, !a.resume.empty(), o.scenario);
@@ -143,6 +147,9 @@ Registrar reg{Command{10, [](CLI::App& app, int& exit_code) {
   c->add_option("--model-revision", a->model_revision,
                 "mps-model: the PyTorch release modelled: " + mpsmodel::revision_names() + " (default current; --resume keeps the folder's)");
   c->add_option("--resume", a->resume, "Finish an interrupted result folder: run only the cells not finished");
+  c->add_option("--allow-env", a->allow_env,
+                "Let the cells set this variable (beyond PYTORCH_*); only on purpose: it reaches the root child")
+      ->delimiter(',');
   c->add_flag("--force", a->force, "Allow a cpu fill whose cap exceeds the memory free now");
   c->add_flag("--no-plots", a->no_plots, "Do not draw charts at the end");
   c->add_flag("--command", a->command,

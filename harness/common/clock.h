@@ -13,6 +13,8 @@ class Sleeper {
  public:
   virtual ~Sleeper() = default;
   virtual void sleep(double seconds) = 0;
+  // True once a wait should end early (SIGINT/SIGTERM/SIGHUP to wmbench): every wait loop asks.
+  virtual bool interrupted() const { return false; }
 };
 
 class SteadyClock : public Clock {

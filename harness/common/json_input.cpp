@@ -242,7 +242,9 @@ std::optional<int64_t> JsonObject::integer(const char* key, int64_t lo, int64_t 
   const std::string what = fmt::format("a whole number from {} to {}", lo, hi);
   if (v->is_number_unsigned()) {
     const uint64_t u = v->get<uint64_t>();
-    if (u > static_cast<uint64_t>(hi)) fail(key, fmt::format("value {} is outside {}..{}", u, lo, hi));
+    // Both ends: nlohmann reads a JSON 0 as unsigned, so `repeat: 0` came here and passed lo = 1.
+    if (u > static_cast<uint64_t>(hi) || static_cast<int64_t>(u) < lo)
+      fail(key, fmt::format("value {} is outside {}..{}", u, lo, hi));
     return static_cast<int64_t>(u);
   }
   if (v->is_number_integer()) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/terminal_text.h"
+
 namespace wmb {
 
 std::string aligned_columns(const TextRows& rows, bool rule_after_first) {
@@ -28,18 +30,28 @@ std::string aligned_columns(const TextRows& rows, bool rule_after_first) {
   return out;
 }
 
-std::string md_escape(const std::string& s) {
+namespace {
+
+// One cell's text: '|' escaped, line breaks made spaces, backticks made "'", every other control
+// character written as \u00XX (common/terminal_text.h). `html`: '<' as &lt; (outside a code span,
+// where Markdown renders HTML).
+std::string md_cell_text(const std::string& s, bool html) {
   std::string out;
   out.reserve(s.size());
   for (char ch : s) {
     if (ch == '|') out += "\\|";
     else if (ch == '\n' || ch == '\r') out += ' ';
     else if (ch == '`') out += '\'';
+    else if (ch == '<' && html) out += "&lt;";
     else out += ch;
   }
-  return out;
+  return escape_controls_line(out);
 }
 
-std::string md_code(const std::string& s) { return "`" + md_escape(s) + "`"; }
+}  // namespace
+
+std::string md_escape(const std::string& s) { return md_cell_text(s, true); }
+
+std::string md_code(const std::string& s) { return "`" + md_cell_text(s, false) + "`"; }
 
 }  // namespace wmb

@@ -12,11 +12,13 @@ using TextRows = std::vector<std::vector<std::string>>;
 // and no line ends in spaces. With `rule_after_first`, a line of dashes follows the first row.
 std::string aligned_columns(const TextRows& rows, bool rule_after_first);
 
-// Text safe inside one Markdown table cell: '|' escaped, line breaks made spaces, backticks made
-// "'" (so a value cannot open or close a code span).
+// Text safe inside one Markdown table cell or line: '|' escaped, line breaks made spaces,
+// backticks made "'" (so a value cannot open or close a code span), '<' as &lt; (no HTML from a
+// scenario name or a folder), every other control character as \u00XX (terminal_text.h). The one
+// helper for Markdown made from others' text: table.md, README.md, compare, history.
 std::string md_escape(const std::string& s);
 
-// md_escape(s) inside a code span.
+// The same inside a code span (where '<' is shown as it is).
 std::string md_code(const std::string& s);
 
 }  // namespace wmb

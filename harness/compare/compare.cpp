@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "common/json_input.h"
+#include "compare/verify_runs.h"
 #include "common/units.h"
 
 namespace wmb::compare {
@@ -68,7 +69,7 @@ std::string string_field(const json& obj, const char* key, const std::string& fa
 void check_summary(const json& s, const std::string& where) {
   if (!s.is_object()) throw CompareError(fmt::format("{}: not a JSON object", where));
   if (auto it = s.find("schema_version"); it != s.end() && !(it->is_number_integer() && it->get<int64_t>() == 1)) {
-    throw CompareError(fmt::format("{}: schema_version {} is not one this wmbench reads (1)", where, it->dump()));
+    throw CompareError(fmt::format("{}: schema_version {} is not one this wmbench reads (1)", where, json_preview(*it)));
   }
   auto sc = s.find("scenario");
   if (sc == s.end() || !sc->is_string()) {
@@ -94,13 +95,13 @@ void check_summary(const json& s, const std::string& where) {
     const std::string label = lab->get<std::string>();
     if (auto it = r.find("stopped_by"); it != r.end() && !it->is_null() && !it->is_string()) {
       throw CompareError(fmt::format("{}: runs[{}] (label \"{}\"): \"stopped_by\" must be a string, got {}",
-                                     where, i, label, it->dump()));
+                                     where, i, label, json_preview(*it)));
     }
     for (const char* key : {"held_bytes", "max_allowed_bytes", "swap_before_bytes", "swap_after_bytes"}) {
       auto it = r.find(key);
       if (it != r.end() && !is_size_or_null(*it)) {
         throw CompareError(fmt::format("{}: runs[{}] (label \"{}\"): \"{}\" must be a number of bytes or null, got {}",
-                                       where, i, label, key, it->dump()));
+                                       where, i, label, key, json_preview(*it)));
       }
     }
     ++i;
@@ -122,6 +123,7 @@ ResultFolder load_result_folder(const std::string& dir) {
   f.path = dir;
   f.summary = read_json_file(summary);
   check_summary(f.summary, summary.string());
+  verify_summary_against_runs(dir, f.summary);  // the records, not the digest (verify_runs.h)
   const fs::path machine = p / "machine.json";
   if (fs::exists(machine, ec)) {
     f.machine = read_json_file(machine);
@@ -570,7 +572,7 @@ int run_compare(const CompareOptions& opts, std::ostream& out, std::ostream& err
   switch (opts.format) {
     case OutputFormat::text: out << format_text(c); break;
     case OutputFormat::markdown: out << format_markdown(c); break;
-    case OutputFormat::json: out << to_json(c).dump(2) << "\n"; break;
+    case OutputFormat::json: out << to_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // a non-UTF-8 path: U+FFFD, not an internal error break;
   }
   out.flush();
   return c.ok() ? 0 : 1;

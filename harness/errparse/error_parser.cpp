@@ -520,6 +520,14 @@ void explain_mps(const ParsedError& e, const ExplainOptions& opt, std::string& o
         "  -> limit {:g} x {} = {}\n",
         kSuggestedWatermark, kSuggestedWatermark, kSuggestedWatermark, kSuggestedWatermark, kSuggestedWatermark,
         format_size(*rec), format_size(suggested));
+  } else if (e.max_allowed_bytes) {
+    // The message has a max allowed, but max allowed / HIGH is beyond 2^64 bytes: the HIGH given
+    // cannot be the one in force (explain --high 1e-10 once said there was no max allowed).
+    out += fmt::format(
+        "The message says max allowed {}, but with HIGH {:g} that implies a recommended max working set of more than "
+        "2^64 bytes, which no machine has: HIGH {:g} cannot have been in force. Pass the "
+        "PYTORCH_MPS_HIGH_WATERMARK_RATIO you really set with --high (PyTorch's default is 1.7).\n",
+        format_size(*e.max_allowed_bytes), opt.high, opt.high);
   } else {
     out += "No \"max allowed\" in the message: either the limit was off (PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0) and "
            "Metal itself could not allocate, meaning memory really ran out (expect swap), or the message was cut "

@@ -103,7 +103,7 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
   install_interrupt_handlers();
   auto probe = make_platform_probe();
   SteadyClock clock;
-  RealSleeper sleeper;
+  InterruptibleSleeper sleeper;  // a signal ends the free-memory wait at once
 
   WaitOutcome w = wait_for_free(*probe, clock, sleeper, o.guard.wait_free, o.guard.wait_free_timeout);
   if (int sig = interrupt_signal()) return 128 + sig;
@@ -151,9 +151,17 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
     sup.signal_others = [&sandbox](int sig) {
       for (pid_t p : sandbox->procs()) ::kill(p, sig);
     };
+  set_watched_child_group(child.pid);  // Ctrl-Z stops the command with the guard (common/interrupt.h)
   SuperviseResult r = supervise(child, sup, *probe, clock, swap_before);
+  set_watched_child_group(0);
   if (trace && r.stopper == Stopper::None) trace->line({{"type", "end"}});
-  const int code = guard_exit(o, r, err);
+  int code = guard_exit(o, r, err);
+  // A trace that could not be written is a trace that was asked for and is missing: said, and
+  // the exit is not 0 (it was, with every write to /proc/self/mem failing).
+  if (trace && !trace->error().empty()) {
+    err << "wmbench guard: " << trace->error() << "; the trace is incomplete\n";
+    if (code == 0) code = 1;
+  }
   handle_leftovers(o, sandbox.get(), child.pid, err);
   if (sandbox) sandbox->remove();
   return code;

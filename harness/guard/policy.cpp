@@ -51,6 +51,11 @@ WaitOutcome wait_for_free(MemoryProbe& probe, Clock& clock, Sleeper& sleeper, do
       return out;
     }
     sleeper.sleep(std::min(poll, timeout - out.waited));
+    if (sleeper.interrupted()) {  // SIGINT/SIGTERM/SIGHUP: the caller exits 128+N now, not after the timeout
+      out.why = "interrupted while waiting for free memory";
+      out.waited = clock.now() - start;
+      return out;
+    }
   }
 }
 

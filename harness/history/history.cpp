@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "common/files.h"
+#include "common/json_input.h"
 #include "common/units.h"
 
 namespace wmb::history {
@@ -78,11 +79,11 @@ std::string gib_short(uint64_t b) {
 std::string child_of(const json& m, const std::string& where) {
   auto it = m.find("child");
   if (it == m.end() || it->is_null()) return "native";
-  if (!it->is_object()) throw HistoryError(fmt::format("{}: \"child\" must be an object, got {}", where, it->dump()));
+  if (!it->is_object()) throw HistoryError(fmt::format("{}: \"child\" must be an object, got {}", where, json_preview(*it)));
   const std::string kind = text_of(*it, "kind");
   if (kind != "native" && kind != "python") {
     throw HistoryError(fmt::format("{}: \"child\".\"kind\" must be \"native\" or \"python\", got {}", where,
-                                   it->contains("kind") ? (*it)["kind"].dump() : std::string("nothing")));
+                                   it->contains("kind") ? json_preview((*it)["kind"]) : std::string("nothing")));
   }
   return kind;
 }

@@ -6,6 +6,7 @@
 
 #include "history/history.h"
 #include "runner/locate.h"
+#include "runner/python_isolated.h"
 #include "runner/runner.h"  // find_repo_file
 #include "runner/short_command.h"
 
@@ -31,15 +32,17 @@ int draw_history_plot(const HistoryOptions& opts, std::ostream& err) {
         << script << " --out " << opts.plot_out << " DIR...\n";
     return 1;
   }
-  std::vector<std::string> argv = {py, script, "--out", opts.plot_out, "--by", opts.by};
+  // Isolated (runner/python_isolated.h): -I, no PYTHON* variables, run in "/" with absolute paths.
+  std::vector<std::string> argv = {script, "--out", absolute_for_child(opts.plot_out), "--by", opts.by};
   if (!opts.scenario.empty()) {
     argv.push_back("--scenario");
     argv.push_back(opts.scenario);
   }
   argv.push_back("--");
-  for (const auto& d : opts.dirs) argv.push_back(d);
+  for (const auto& d : opts.dirs) argv.push_back(absolute_for_child(d));
   // The script's stdout (the chart paths) goes to `err`: stdout may be JSON. Its stderr is wmbench's.
-  const CommandOutput r = run_short_command(argv, kChartTimeout, "");
+  const CommandOutput r = run_short_command(isolated_python_argv(py, argv), kChartTimeout, "",
+                                            isolated_python_env(current_environment()), kPythonCwd);
   err << r.out;
   if (r.ok()) return 0;
   err << fmt::format("wmbench history --plot: {} {} ... failed ({})\n", py, script, r.failure());
@@ -85,7 +88,7 @@ int run_history(const HistoryOptions& opts, std::ostream& out, std::ostream& err
   switch (opts.format) {
     case OutputFormat::text: out << format_text(h); break;
     case OutputFormat::markdown: out << format_markdown(h); break;
-    case OutputFormat::json: out << to_json(h).dump(2) << "\n"; break;
+    case OutputFormat::json: out << to_json(h).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // a non-UTF-8 path: U+FFFD, not an internal error break;
   }
   out.flush();
   if (opts.plot && draw_history_plot(opts, err) != 0) {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "scenario/limits.h"
+
 namespace wmb::mpsmodel {
 
 FillSimulation simulate_fill(const WatermarkConfig& cfg, uint64_t recommended_max, const FillPlan& plan,
@@ -15,6 +17,11 @@ FillSimulation simulate_fill(const WatermarkConfig& cfg, uint64_t recommended_ma
   s.heap_tier = tier_name(model.tier_of(model.allocation_size(plan.step), false));
   // As the child's fill loop: allocate while held + step <= cap.
   while (plan.step > 0 && s.held_bytes + plan.step <= limit) {
+    if (s.steps >= kMaxSimulatedSteps) {  // predict's work has a bound of its own
+      s.stopped_by = "bound";
+      s.message = fmt::format("simulated {} steps and stopped there (the bound of predict's work)", s.steps);
+      break;
+    }
     try {
       model.allocate(plan.step);
     } catch (const ModelError& e) {

@@ -58,12 +58,25 @@ std::optional<std::string> validate(const WatermarkConfig& cfg) {
   return std::nullopt;
 }
 
+namespace {
+
+// ratio x bytes without overflow: a product at or beyond 2^64 (1.7 x a huge recommended max, a
+// HIGH of 1e300) is saturated just below kNoLimit, never wrapped (a cast of such a double to
+// uint64_t is undefined) and never read as "no limit".
+uint64_t scaled_bytes(double ratio, uint64_t bytes) {
+  const double p = ratio * static_cast<double>(bytes);
+  if (!(p >= 0)) return 0;
+  if (p >= 18446744073709549568.0) return kNoLimit - 1;  // the largest double below 2^64
+  return static_cast<uint64_t>(p);
+}
+
+}  // namespace
+
 Limits compute_limits(const WatermarkConfig& cfg, uint64_t recommended_max) {
   if (auto err = validate(cfg)) throw ModelError(*err);
   Limits l;
-  const double rec = static_cast<double>(recommended_max);
-  l.max_allowed = cfg.high == 0.0 ? kNoLimit : static_cast<uint64_t>(cfg.high * rec);
-  l.low_limit = cfg.low == 0.0 ? kNoLimit : static_cast<uint64_t>(cfg.low * rec);
+  l.max_allowed = cfg.high == 0.0 ? kNoLimit : scaled_bytes(cfg.high, recommended_max);
+  l.low_limit = cfg.low == 0.0 ? kNoLimit : scaled_bytes(cfg.low, recommended_max);
   return l;
 }
 

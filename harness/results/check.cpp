@@ -10,7 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "common/env_allowlist.h"
 #include "common/files.h"
+#include "common/terminal_text.h"
+#include "common/utf8.h"
+#include "scenario/limits.h"
 #include "common/json_input.h"
 #include "common/units.h"
 #include "results/folder_lock.h"
@@ -85,6 +89,15 @@ void check_numbers(Ctx& c, const std::string& rel, const RunRecord& r, const nlo
     bad(fmt::format("swap_peak_bytes {} is below swap_before_bytes {}", r.swap_peak_bytes, r.swap_before_bytes));
   if (r.swap_peak_bytes < r.swap_after_bytes)
     bad(fmt::format("swap_peak_bytes {} is below swap_after_bytes {}", r.swap_peak_bytes, r.swap_after_bytes));
+  if (r.repeat < 1) bad(fmt::format("repeat {} is below 1 (repeats count from 1)", r.repeat));
+  // Linux's swap is the swap devices machine.json counted (macOS grows its swap files on demand).
+  if (machine.is_object() && machine.value("os", "") == "Linux" && machine.contains("swap_total_bytes") &&
+      machine["swap_total_bytes"].is_number_unsigned()) {
+    const uint64_t total = machine["swap_total_bytes"].get<uint64_t>();
+    if (r.swap_peak_bytes > total)
+      bad(fmt::format("swap_peak_bytes {} exceeds the machine's swap of {} bytes (machine.json swap_total_bytes)",
+                      r.swap_peak_bytes, total));
+  }
   auto t0 = parse_utc(r.started_utc), t1 = parse_utc(r.ended_utc);
   if (!r.started_utc.empty() && !t0) bad(fmt::format("started_utc \"{}\" is not a UTC time like 2026-11-29T19:16:55Z", r.started_utc));
   if (!r.ended_utc.empty() && !t1) bad(fmt::format("ended_utc \"{}\" is not a UTC time like 2026-11-29T19:16:55Z", r.ended_utc));
@@ -127,8 +140,13 @@ void check_tables(Ctx& c, const std::vector<RunRecord>& runs, const std::vector<
   if (c.f.exists("results.csv")) {
     try {
       const std::string t = c.f.read("results.csv", kMaxReadBytes);
+      // CSV records, not lines: a quoted field may hold a newline (an env value with one).
       size_t lines = 0;
-      for (char ch : t) lines += ch == '\n';
+      bool quoted = false;
+      for (char ch : t) {
+        if (ch == '"') quoted = !quoted;
+        else if (ch == '\n' && !quoted) ++lines;
+      }
       if (!t.empty() && t.back() != '\n') ++lines;
       if (lines != runs.size() + 1)
         c.problem("results.csv", fmt::format("has {} data rows; runs/ holds {} records", lines ? lines - 1 : 0, runs.size()));
@@ -174,6 +192,31 @@ void check_summary(Ctx& c, const Report& rep) {
   }
   for (const auto& [key, r] : disk)
     if (!seen.count(key)) c.problem("summary.json", fmt::format("lacks run {} of runs/", r->file_stem()));
+}
+
+// What a resumed folder's model would run with, and text meant for a terminal (issue 22): the
+// model's sizes within the bounds of --recommended-max/--model-mac-ram, and no control
+// characters (escape sequences: OSC 52, screen clears) in machine.json's strings.
+void check_machine_extras(Ctx& c, const nlohmann::json& m) {
+  if (!m.is_object()) return;
+  if (m.contains("model") && m["model"].is_object()) {
+    for (const char* k : {"recommended_max_bytes", "mac_ram_bytes"}) {
+      const auto it = m["model"].find(k);
+      if (it == m["model"].end() || !it->is_number_unsigned()) continue;
+      try {
+        (void)check_model_bytes(it->get<uint64_t>(), std::string("model.") + k);
+      } catch (const UnitError& e) {
+        c.problem("machine.json", std::string(e.what()) + "; `run --resume` refuses it");
+      }
+    }
+  }
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    if (!it.value().is_string()) continue;
+    const std::string& v = it.value().get_ref<const std::string&>();
+    if (escape_controls_line(v) != v)
+      c.problem("machine.json", fmt::format("\"{}\" holds control characters (escape sequences): {}", it.key(),
+                                            escape_controls_line(utf8_sanitize(v, 120))));
+  }
 }
 
 }  // namespace
@@ -234,7 +277,14 @@ CheckResult check_result_folder(const std::string& dir) {
   std::set<std::string> cells;
   int repeats = 1;
   if (rep.scenario.is_object()) {
-    for (const auto& cell : rep.scenario["matrix"]) cells.insert(cell["label"].get<std::string>());
+    for (const auto& cell : rep.scenario["matrix"]) {
+      cells.insert(cell["label"].get<std::string>());
+      if (!cell.contains("env") || !cell["env"].is_object()) continue;
+      for (auto it = cell["env"].begin(); it != cell["env"].end(); ++it)
+        if (!cell_env_allowed(it.key()))
+          c.problem("scenario.json", fmt::format("cell \"{}\" sets {}; {}; `run --resume` refuses it",
+                                                 cell["label"].get<std::string>(), utf8_sanitize(it.key(), 64), allowed_env_text()));
+    }
     repeats = rep.scenario.value("repeats", 1);
   }
   std::map<std::pair<std::string, int>, std::string> cell_of;
@@ -271,6 +321,7 @@ CheckResult check_result_folder(const std::string& dir) {
     if (rep.machine.contains("ended_utc") && !b) c.problem("machine.json", "ended_utc is not a UTC time like 2026-11-29T19:16:55Z");
     if (a && b && *b < *a) c.problem("machine.json", "ended_utc is before started_utc");
   }
+  check_machine_extras(c, rep.machine);
   check_summary(c, rep);
   check_tables(c, rep.runs, rep.not_run);
   return out;

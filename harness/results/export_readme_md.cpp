@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/text_table.h"
+
 #include "common/machine_json.h"
 
 #include "common/units.h"
@@ -70,7 +72,7 @@ std::string offload_finding(const Report& r) {
       if (!st.count(stage) || !st[stage].contains(key) || !st[stage][key].is_number()) return std::nullopt;
       return st[stage][key].get<uint64_t>();
     };
-    out += fmt::format("- **Offload stages** of `{}` on {}:", run.label, run.device);
+    out += fmt::format("- **Offload stages** of `{}` on {}:", run.label, md_escape(run.device));
     auto dev_on = val("on_device", "driver_bytes") ? val("on_device", "driver_bytes") : val("on_device", "allocated_bytes");
     auto dev_moved = val("moved_to_cpu", "driver_bytes") ? val("moved_to_cpu", "driver_bytes") : val("moved_to_cpu", "allocated_bytes");
     auto fp_on = val("on_device", "footprint_sampled_bytes"), fp_moved = val("moved_to_cpu", "footprint_sampled_bytes"),
@@ -96,10 +98,14 @@ class ReadmeMd : public Exporter {
   std::string file_name() const override { return "README.md"; }
   std::string render(const Report& r) const override {
     const auto& m = r.machine;
-    std::string out = fmt::format("# {}: {}\n\n", r.scenario.value("name", "wmbench"), m.value("started_utc", "").substr(0, 10));
-    if (!r.scenario.value("description", std::string()).empty()) out += r.scenario.value("description", std::string()) + "\n\n";
+    // Every value from machine.json or scenario.json is others' text: through md_escape/md_code.
+    std::string out = fmt::format("# {}: {}\n\n", md_escape(r.scenario.value("name", "wmbench")),
+                                  md_escape(m.value("started_utc", "").substr(0, 10)));
+    if (!r.scenario.value("description", std::string()).empty())
+      out += md_escape(r.scenario.value("description", std::string())) + "\n\n";
     out += "## Setup\n\n";
-    out += fmt::format("- Machine: {} {}, {}, {} RAM, swap {}\n", m.value("os", "?"), m.value("os_version", ""), m.value("chip", "?"),
+    out += fmt::format("- Machine: {} {}, {}, {} RAM, swap {}\n", md_escape(m.value("os", "?")), md_escape(m.value("os_version", "")),
+                       md_escape(m.value("chip", "?")),
                        m.contains("ram_bytes") && m["ram_bytes"].is_number() ? gib(m["ram_bytes"].get<uint64_t>()) : "?",
                        m.contains("swap_total_bytes") && m["swap_total_bytes"].is_number() ? gib(m["swap_total_bytes"].get<uint64_t>()) : "?");
     // Which child ran (CONTRACTS.md: machine.json "child"; folders without it ran the native one).
@@ -112,11 +118,11 @@ class ReadmeMd : public Exporter {
       if (c.contains("python") && c["python"].is_object() && c["python"].contains("version") && c["python"]["version"].is_string())
         child += ", Python " + c["python"]["version"].get<std::string>();
     }
-    out += fmt::format("- torch {} ({}), device `{}`, {}\n", m.value("torch_version", "?"),
-                       m.contains("torch_library") && m["torch_library"].is_string() ? m["torch_library"].get<std::string>() : "library unknown",
-                       m.value("device", "?"), child);
-    out += fmt::format("- wmbench {} ({}), {} -> {}\n", m.value("wmbench_version", "?"), m.value("git_rev", "?"), m.value("started_utc", "?"),
-                       m.value("ended_utc", "?"));
+    out += fmt::format("- torch {} ({}), device {}, {}\n", md_escape(m.value("torch_version", "?")),
+                       md_escape(m.contains("torch_library") && m["torch_library"].is_string() ? m["torch_library"].get<std::string>() : "library unknown"),
+                       md_code(m.value("device", "?")), md_escape(child));
+    out += fmt::format("- wmbench {} ({}), {} -> {}\n", md_escape(m.value("wmbench_version", "?")), md_escape(m.value("git_rev", "?")),
+                       md_escape(m.value("started_utc", "?")), md_escape(m.value("ended_utc", "?")));
     if (r.scenario.contains("resolved")) {
       const auto& z = r.scenario["resolved"];
       out += fmt::format("- Step {}, cap {}, guard swap budget {}\n", gib(z.value("step_bytes", uint64_t{0})),
@@ -131,9 +137,9 @@ class ReadmeMd : public Exporter {
              "\n";
     }
     if (m.contains("notes") && m["notes"].is_array())
-      for (const auto& n : m["notes"]) out += "- " + n.get<std::string>() + "\n";
+      for (const auto& n : m["notes"]) out += "- " + md_escape(n.get<std::string>()) + "\n";
     // A paravirtual Metal device (GitHub's macOS runners) is a VM, not a Mac's own GPU: say so.
-    if (const std::string vm = machine_vm_note(m); !vm.empty()) out += "- " + vm + "\n";
+    if (const std::string vm = machine_vm_note(m); !vm.empty()) out += "- " + md_escape(vm) + "\n";
     out += "\n## Table\n\n";
     std::string table = make_table_exporter()->render(r);
     auto pos = table.find("| setting");

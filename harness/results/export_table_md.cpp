@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/text_table.h"
+
 #include "common/units.h"
 #include "mpsmodel/revision.h"
 #include "results/report.h"
@@ -48,8 +50,13 @@ std::string child_kind(const nlohmann::json& m) {
 // machine.json "model.revision" in words; folders made before revisions were modelled have none.
 std::string model_revision_text(const nlohmann::json& model) {
   const auto it = model.find("revision");
-  return it != model.end() && it->is_string() ? mpsmodel::revision_in_words(it->get<std::string>())
-                                              : "PyTorch revision not recorded";
+  if (it == model.end() || !it->is_string()) return "PyTorch revision not recorded";
+  const std::string name = it->get<std::string>();
+  const std::string words = mpsmodel::revision_in_words(name);
+  // A name wmbench does not know is a contributed folder's text: through the Markdown helper.
+  return words.find("not one wmbench knows") == std::string::npos
+             ? words
+             : "PyTorch revision " + md_code(name) + " (not one wmbench knows)";
 }
 
 std::string opt_gib(const std::optional<uint64_t>& v) { return v ? gib(*v) : "-"; }
@@ -65,7 +72,7 @@ class TableMd : public Exporter {
   std::string render(const Report& r) const override {
     std::string out;
     const std::string name = r.scenario.value("name", "wmbench");
-    out += fmt::format("# {}\n\n", name);
+    out += fmt::format("# {}\n\n", md_escape(name));
     const auto& m = r.machine;
     auto num = [&](const char* k) -> std::optional<uint64_t> {
       if (m.contains(k) && m[k].is_number()) return m[k].get<uint64_t>();
@@ -74,18 +81,19 @@ class TableMd : public Exporter {
     const std::string device = m.value("device", r.scenario.value("device", "?"));
     // On cuda machine.json's recommended_max_bytes holds the device's total memory: say so.
     const bool cuda = device == "cuda";
-    out += fmt::format("Device `{}` on {} ({} RAM{}), torch {} ({} child), {}.\n", device, m.value("chip", "?"),
+    // Every value from machine.json is a contributed folder's text: one Markdown helper for each.
+    out += fmt::format("Device {} on {} ({} RAM{}), torch {} ({} child), {}.\n", md_code(device), md_escape(m.value("chip", "?")),
                        num("ram_bytes") ? gib(*num("ram_bytes")) : "?",
                        num("recommended_max_bytes")
                            ? (cuda ? ", device memory " : ", recommended max ") + gib(*num("recommended_max_bytes"))
                            : "",
-                       m.value("torch_version", "?"), child_kind(m), m.value("started_utc", "?"));
+                       md_escape(m.value("torch_version", "?")), md_escape(child_kind(m)), md_escape(m.value("started_utc", "?")));
     if (m.contains("sandbox") && m["sandbox"].is_object())
       out += fmt::format("Runs in a Linux memory sandbox of {} ({}).\n",
-                         gib(m["sandbox"].value("ram_limit_bytes", uint64_t{0})), m["sandbox"].value("kind", ""));
+                         gib(m["sandbox"].value("ram_limit_bytes", uint64_t{0})), md_escape(m["sandbox"].value("kind", "")));
     if (m.contains("model") && m["model"].is_object())
       out += fmt::format("**This is a model of a Mac** (device mps-model, {}): {}\n", model_revision_text(m["model"]),
-                         m["model"].value("note", ""));
+                         md_escape(m["model"].value("note", "")));
     if (cuda) {
       out += "\n| setting | who stopped | tensors held | swap during the run | max allowed | device allocated | "
              "device reserved | peak host footprint |\n";
@@ -111,10 +119,10 @@ class TableMd : public Exporter {
       const RunRecord& first = *g.front();
       std::string env = describe_env(first.env);
       if (first.data != "random") env += ", data " + first.data;
-      std::string setting = env == label ? fmt::format("`{}`", label) : fmt::format("`{}` ({})", label, env);
+      std::string setting = env == label ? md_code(label) : fmt::format("{} ({})", md_code(label), md_escape(env));
       if (g.size() == 1) {
         // A job's (program "command") held bytes are unknown: its peak footprint is the figure.
-        out += fmt::format("| {} | {} | {} | {} | {} |{} {} |\n", setting, who_cell(first),
+        out += fmt::format("| {} | {} | {} | {} | {} |{} {} |\n", setting, md_escape(who_cell(first)),
                            first.program == "command" ? std::string("-") : gib(first.held_bytes),
                            swap_cell(first), first.max_allowed_bytes ? gib(*first.max_allowed_bytes) : "-",
                            device_cells(first), first.peak_footprint_bytes ? gib(*first.peak_footprint_bytes) : "-");
@@ -133,12 +141,12 @@ class TableMd : public Exporter {
       std::string who_s;
       for (const auto& [w, n] : who) who_s += fmt::format("{}{} x{}", who_s.empty() ? "" : ", ", w, n);
       const auto [mn, mx] = std::minmax_element(held.begin(), held.end());
-      out += fmt::format("| {} | {} | {} ({} - {}), {} runs | median +{} | {} |{} {} |\n", setting, who_s,
+      out += fmt::format("| {} | {} | {} ({} - {}), {} runs | median +{} | {} |{} {} |\n", setting, md_escape(who_s),
                          gib(median(held)), gib(*mn), gib(*mx), g.size(), gib(median(grow)), maxa ? gib(*maxa) : "-",
                          device_cells(first), foot.empty() ? "-" : gib(median(foot)));
     }
     for (const auto& n : r.not_run)
-      out += fmt::format("| `{}` (repeat {}) | not run: {} | - | - | - |{} - |\n", n.label, n.repeat, n.why,
+      out += fmt::format("| {} (repeat {}) | not run: {} | - | - | - |{} - |\n", md_code(n.label), n.repeat, md_escape(n.why),
                          cuda ? " - | - |" : "");
     // The offload program's stages (write-up 000): footprint, device driver count, held.
     for (const auto& run : r.runs) {
@@ -151,7 +159,7 @@ class TableMd : public Exporter {
         return st.contains(k) && st[k].is_number() ? gib(st[k].get<uint64_t>()) : std::string("-");
       };
       for (const auto& st : run.stages)
-        out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", st.value("name", "?"), cell(st, "footprint_sampled_bytes"),
+        out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_escape(st.value("name", "?")), cell(st, "footprint_sampled_bytes"),
                            cell(st, "footprint_bytes"), cell(st, "allocated_bytes"), cell(st, "driver_bytes"),
                            cell(st, "held_bytes"));
     }

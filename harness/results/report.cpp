@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -54,8 +55,35 @@ bool ends_with(const std::string& s, const char* suffix) {
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
+// One cell (label, repeat) has one record. When several run files hold the same one, none is
+// trusted (which is the measurement?): every copy is named and all are left out, so report,
+// check, compare, history and --resume see the cell as not run until a person keeps one.
+void drop_duplicates(const Folder& f, Report& r, const std::vector<std::string>& files) {
+  std::map<std::pair<std::string, int>, std::vector<size_t>> where;
+  for (size_t i = 0; i < r.runs.size(); ++i) where[{r.runs[i].label, r.runs[i].repeat}].push_back(i);
+  std::set<size_t> drop;
+  for (const auto& [key, idx] : where) {
+    if (idx.size() < 2) continue;
+    std::string names;
+    for (size_t i : idx) {
+      names += (names.empty() ? "" : ", ") + f.display(files[i]);
+      drop.insert(i);
+    }
+    r.duplicates.push_back(fmt::format("{} run files hold the same cell \"{}\" repeat {}: {}; all are left out (keep "
+                                       "the one that is the measurement, remove the others)",
+                                       idx.size(), key.first, key.second, names));
+    r.problems.push_back(r.duplicates.back());
+  }
+  if (drop.empty()) return;
+  std::vector<RunRecord> kept;
+  for (size_t i = 0; i < r.runs.size(); ++i)
+    if (!drop.count(i)) kept.push_back(std::move(r.runs[i]));
+  r.runs = std::move(kept);
+}
+
 void load_runs(const Folder& f, Report& r) {
   if (!f.exists("runs")) return;
+  std::vector<std::string> files;  // the file of each record in r.runs
   for (const auto& e : f.list("runs")) {
     if (!ends_with(e.name, ".json")) continue;
     const std::string rel = "runs/" + e.name;
@@ -66,11 +94,13 @@ void load_runs(const Folder& f, Report& r) {
     try {
       std::vector<std::string> unknown;
       r.runs.push_back(run_from_json(f.read_json(rel, kMaxFolderJsonBytes), f.display(rel), "", &unknown));
+      files.push_back(rel);
       for (const auto& k : unknown) r.notes.push_back(fmt::format("{}: unknown key \"{}\" ignored", f.display(rel), k));
     } catch (const FileError& ex) {
       r.problems.push_back(std::string(ex.what()) + "; left out");
     }
   }
+  drop_duplicates(f, r, files);
   std::stable_sort(r.runs.begin(), r.runs.end(), [](const RunRecord& a, const RunRecord& b) { return a.index < b.index; });
 }
 

@@ -28,6 +28,9 @@ struct Report {
   // A run file listed here is left out of runs; its cell counts as not run.
   std::vector<std::string> problems;
   std::vector<std::string> notes;
+  // Cells that several run files hold (each message names every copy; also in problems): all
+  // copies are left out of runs, and --resume refuses the folder.
+  std::vector<std::string> duplicates;
 };
 
 // One output format of a report (summary.json, table.md, results.csv, ...).

@@ -1,12 +1,16 @@
 // The charts at the finish: plots/table.py and plots/traces.py on the result folder, under the
 // first Python 3 that has matplotlib. Python is started through the no-shell spawner with an
 // argv: a folder name holding ', $(...) or ; is only ever an argument.
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <ostream>
 
 #include <fmt/format.h>
 
+#include "common/files.h"
 #include "runner/locate.h"
+#include "runner/python_isolated.h"
 #include "runner/short_command.h"
 #include "runner/stages.h"
 
@@ -14,6 +18,21 @@ namespace wmb {
 namespace {
 
 constexpr double kChartTimeout = 600;  // one chart script
+
+// The chart `name` (table, traces) is claimed only when both its files are there as regular
+// files inside the folder (Folder: no link followed), not because python said 0.
+bool chart_present(const std::string& dir, const std::string& name) {
+  try {
+    Folder f(dir);
+    for (const char* ext : {".png", ".svg"}) {
+      const auto e = f.stat("plots/" + name + ext);
+      if (!e || !S_ISREG(e->mode)) return false;
+    }
+    return true;
+  } catch (const FileError&) {
+    return false;
+  }
+}
 
 }  // namespace
 
@@ -34,12 +53,17 @@ void draw_charts(const std::string& dir, std::ostream& out, std::ostream& err) {
   for (const char* script : {"table.py", "traces.py"}) {
     const std::string path = pdir + "/" + script;
     // stdout is dropped (as before); the script's own errors go to wmbench's stderr.
-    CommandOutput r = run_short_command({py, path, dir}, kChartTimeout, "");
-    if (r.ok()) continue;
+    // Isolated (python_isolated.h): -I, no PYTHON* variables, run in "/" with absolute paths.
+    CommandOutput r = run_short_command(isolated_python_argv(py, {path, absolute_for_child(dir)}), kChartTimeout, "",
+                                        isolated_python_env(current_environment()), kPythonCwd);
+    const std::string name = std::string(script).substr(0, std::string(script).find('.'));
+    const bool present = r.ok() && chart_present(dir, name);
+    if (present) continue;
     all_drawn = false;
     err << fmt::format("wmbench run: chart {} failed ({}); the results are complete, only this chart is missing. "
                        "Draw it with: {} {} <the result folder>\n",
-                       script, r.failure(), py, path);
+                       script, r.ok() ? "it exited 0 but plots/" + name + ".png/.svg are not there" : r.failure(),
+                       py, path);
   }
   if (all_drawn) out << "Charts: " << dir << "/plots/table.png, " << dir << "/plots/traces.png (and .svg)\n";
 }

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "common/interrupt.h"
+#include "spawn/process.h"
 #include "runner/child_info.h"
 #include "runner/child_spec.h"
 #include "runner/run_error.h"
@@ -42,7 +44,12 @@ std::unique_ptr<FillChild> native_fill_child(const std::string& explicit_path) {
   // build of wmbench-fill; the run's own device is checked by the runs themselves.
   auto child = std::make_unique<NativeFillChild>(fill);
   std::string why;
-  if (!fetch_child_hello(*child, "cpu", 60, &why))
+  const bool said_hello = fetch_child_hello(*child, "cpu", 60, &why).has_value();
+  // The user's Ctrl-C during the probe is not the child's fault: 128+N, nothing run.
+  if (const int sig = interrupt_signal(); sig && !said_hello)
+    throw RunRefused(fmt::format("stopped by {} while asking {} for its hello; nothing was run", signal_name(sig), fill),
+                     128 + sig);
+  if (!said_hello)
     throw RunRefused(fmt::format("--fill: {} cannot be used as wmbench-fill: `{} --device cpu --hello-only`: {}", fill,
                                  fill, why.empty() ? "it said no hello" : why));
   return child;

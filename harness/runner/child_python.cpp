@@ -7,6 +7,7 @@
 
 #include "runner/child_spec.h"
 #include "runner/locate.h"
+#include "runner/python_isolated.h"
 #include "runner/run_error.h"
 #include "runner/short_command.h"
 
@@ -35,13 +36,15 @@ class PythonFillChild final : public FillChild {
  public:
   PythonFillChild(PythonFacts py, std::string script) : py_(std::move(py)), script_(std::move(script)) {}
   std::vector<std::string> argv(const std::vector<std::string>& flags) const override {
-    std::vector<std::string> a = {py_.path, script_};
-    a.insert(a.end(), flags.begin(), flags.end());
-    return a;
+    // -I: neither the script's folder nor the current one is on sys.path (python_isolated.h);
+    // -u: unbuffered, since -I ignores PYTHONUNBUFFERED.
+    std::vector<std::string> rest = {"-u", script_};
+    rest.insert(rest.end(), flags.begin(), flags.end());
+    return isolated_python_argv(py_.path, rest);
   }
   std::map<std::string, std::string> environment(const std::map<std::string, std::string>& parent,
                                                  const std::map<std::string, std::string>& cell) const override {
-    auto env = FillChild::environment(parent, cell);
+    auto env = isolated_python_env(FillChild::environment(parent, cell));
     // every protocol line reaches the pipe when written (assign(1, ...): GCC 12 gives a false
     // -Wrestrict warning, GCC bug 105329, for "= \"1\"" here)
     env["PYTHONUNBUFFERED"].assign(1, '1');
@@ -109,7 +112,8 @@ PythonFacts probe_python(const std::string& python, double timeout_s) {
   PythonFacts f;
   f.path = find_on_path(python);
   if (f.path.empty()) throw RunRefused(fmt::format("--python {}: no such program on PATH", python));
-  const CommandOutput r = run_short_command({f.path, "-c", kProbe}, timeout_s);
+  const CommandOutput r = run_short_command(isolated_python_argv(f.path, {"-c", kProbe}), timeout_s, "/dev/null",
+                                            isolated_python_env(current_environment()), kPythonCwd);
   const auto lines = lines_of(r.out);
   if (!r.started) throw RunRefused(fmt::format("--python {}: cannot run it: {}", python, r.start_error));
   if (r.timed_out)
@@ -129,7 +133,7 @@ PythonFacts probe_python(const std::string& python, double timeout_s) {
 
 std::unique_ptr<FillChild> python_fill_child(const std::string& python, const std::string& device) {
   PythonFacts py = probe_python(python, device, kProbeTimeout);
-  const std::string script = find_pyfill();
+  const std::string script = absolute_for_child(find_pyfill());
   if (script.empty())
     throw RunRefused("--python: wmbench_fill.py was not found next to wmbench (build/wmbench_fill.py) nor in the "
                      "source tree (harness/pyfill/wmbench_fill.py); set WMBENCH_PYFILL to its path");

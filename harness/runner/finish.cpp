@@ -6,6 +6,7 @@
 
 #include "common/files.h"
 #include "results/report.h"
+#include "common/interrupt.h"
 #include "runner/stages.h"
 #include "spawn/process.h"
 
@@ -50,6 +51,12 @@ int finish(const RunnerOptions& opts, Prepared& prep, const SessionEnd& end, std
     err << fmt::format("wmbench run: stopped by {}; finished runs are in {}; `wmbench run --resume {}` runs the rest\n",
                        signal_name(end.interrupted_by), dir, dir);
     return 128 + end.interrupted_by;
+  }
+  // A signal while the charts were drawn: every run is recorded, but wmbench was stopped (128+N).
+  if (const int sig = interrupt_signal()) {
+    err << fmt::format("wmbench run: stopped by {} while drawing the charts; every run is recorded in {}\n",
+                       signal_name(sig), dir);
+    return 128 + sig;
   }
   return exit_code;
 }

@@ -7,6 +7,7 @@
 
 #include "common/files.h"
 #include "common/platform.h"
+#include "runner/python_isolated.h"
 #include "runner/runner.h"
 #include "runner/short_command.h"
 
@@ -57,18 +58,18 @@ std::string find_pyfill() {
   return find_repo_file("harness/pyfill/wmbench_fill.py");
 }
 
+// Only beside the binary (build/, or an install's share/wmbench) and in the checkout this binary
+// was built from (WMBENCH_SOURCE_DIR_DEFAULT): never the current folder, never a folder above the
+// binary that anyone may write into. Every path returned is absolute.
 std::string find_repo_file(const std::string& relative) {
   std::vector<std::string> roots;
   const std::string self = self_exe_path();
-  if (!self.empty()) {
+  if (!self.empty() && self[0] == '/') {
     std::string d = dirname_of(self);
     roots.push_back(d);
-    roots.push_back(dirname_of(d));
-    roots.push_back(dirname_of(dirname_of(d)));
     roots.push_back(dirname_of(d) + "/share/wmbench");
   }
-  roots.push_back(".");
-  if (*WMBENCH_SOURCE_DIR_DEFAULT) roots.push_back(WMBENCH_SOURCE_DIR_DEFAULT);
+  if (*WMBENCH_SOURCE_DIR_DEFAULT == '/') roots.push_back(WMBENCH_SOURCE_DIR_DEFAULT);
   for (const auto& r : roots) {
     std::string p = r + "/" + relative;
     if (path_exists(p)) return p;
@@ -82,7 +83,10 @@ std::string python_with_matplotlib() {
   if (const char* e = std::getenv("WMBENCH_PYTHON"); e && *e) cands.emplace_back(e);
   for (const char* c : {"python3", "/usr/bin/python3", "/opt/homebrew/bin/python3"}) cands.emplace_back(c);
   for (const auto& c : cands)
-    if (run_short_command({c, "-c", "import matplotlib"}, kProbeTimeout).ok()) return c;
+    if (run_short_command(isolated_python_argv(c, {"-c", "import matplotlib"}), kProbeTimeout, "/dev/null",
+                          isolated_python_env(current_environment()), kPythonCwd)
+            .ok())
+      return c;
   return "";
 }
 

@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "common/env_allowlist.h"
 #include "common/files.h"
+#include "common/utf8.h"
 #include "results/report.h"
 #include "runner/run_error.h"
 #include "runner/stages.h"
@@ -25,6 +27,19 @@ void check_only_labels(const Scenario& sc, const std::vector<std::string>& only)
     for (const auto& l : labels) all += (all.empty() ? "" : ", ") + l;
     throw RunRefused(fmt::format("--only: no cell is labelled \"{}\"{}; the cells of {} are: {}", o,
                                  hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint), sc.name, all));
+  }
+}
+
+// Nothing runs that the user did not name: a cell (a downloaded scenario, a --resume folder)
+// may set only the PYTORCH_* variables, or one named by --allow-env (common/env_allowlist.h).
+void refuse_unallowed_env(const Scenario& sc, const std::set<std::string>& allow, const std::string& resume_dir) {
+  for (const auto& c : sc.matrix) {
+    const auto bad = disallowed_env(c.env, allow);
+    if (bad.empty()) continue;
+    std::string names;
+    for (const auto& b : bad) names += (names.empty() ? "" : ", ") + utf8_sanitize(b, 64);
+    throw RunRefused(fmt::format("{}cell \"{}\" sets {}; {}. Nothing was run", resume_dir.empty() ? "" : "--resume " + resume_dir + ": ",
+                                 c.label, names, allowed_env_text()));
   }
 }
 
@@ -49,7 +64,8 @@ std::set<std::pair<std::string, int>> finished_in(const std::string& dir, const 
   std::map<std::pair<std::string, int>, int> index_of;
   for (const auto& r : p.runs) index_of[{r.cell->label, r.repeat}] = r.index;
   std::map<std::pair<std::string, int>, std::string> seen;
-  std::vector<std::string> wrong;
+  // Several files of one cell: none is trusted, and resuming would write over one of them.
+  std::vector<std::string> wrong = rep.duplicates;
   std::set<std::pair<std::string, int>> done;
   for (const auto& r : rep.runs) {
     const std::pair<std::string, int> key{r.label, r.repeat};
@@ -82,6 +98,7 @@ std::set<std::pair<std::string, int>> finished_in(const std::string& dir, const 
 Plan make_plan(const RunnerOptions& opts, const HeldFolder* held, std::ostream* err) {
   const Scenario& sc = opts.scenario;
   const bool resume = !opts.resume_dir.empty();
+  refuse_unallowed_env(sc, opts.allow_env, opts.resume_dir);
   Plan p;
   check_only_labels(sc, opts.only);
   for (const auto& c : sc.matrix)

@@ -8,6 +8,7 @@
 #include "common/units.h"
 #include "results/folder_schema.h"
 #include "results/report.h"
+#include "runner/device_here.h"
 #include "runner/run_error.h"
 #include "runner/stages.h"
 #include "sandbox/sandbox.h"
@@ -190,6 +191,7 @@ std::unique_ptr<HeldFolder> hold_folder(const std::string& dir, const RunnerOpti
 }
 
 Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe, std::unique_ptr<HeldFolder> held) {
+  refuse_device_not_here(opts.scenario, opts.resume_dir.empty() ? "" : "--resume " + opts.resume_dir);
   const MachineFacts facts = machine_facts();
   Prepared p;
   p.child = choose_fill_child(opts);

@@ -6,6 +6,7 @@
 #include "common/json_input.h"
 #include "mpsmodel/revision.h"
 #include "results/folder_schema.h"
+#include "scenario/limits.h"
 
 namespace wmb {
 
@@ -48,8 +49,18 @@ void load_resume(const std::string& dir, RunnerOptions& o, std::vector<std::stri
   if (!o.ram_limit && machine.contains("sandbox") && machine["sandbox"].is_object())
     o.ram_limit = size_or(machine["sandbox"], "ram_limit_bytes", 0);
   if (machine.contains("model") && machine["model"].is_object()) {
-    o.model_mac_ram = size_or(machine["model"], "mac_ram_bytes", uint64_t{48} << 30);
-    o.recommended_max = size_or(machine["model"], "recommended_max_bytes", 0);
+    // The bounds of --model-mac-ram and --recommended-max (scenario/limits.h): a folder whose
+    // model says 0 would record every cell as `config`.
+    try {
+      o.model_mac_ram = check_model_bytes(size_or(machine["model"], "mac_ram_bytes", uint64_t{48} << 30),
+                                          "machine.json model.mac_ram_bytes");
+      const auto rec = machine["model"].find("recommended_max_bytes");
+      if (rec != machine["model"].end() && rec->is_number_integer())
+        o.recommended_max = check_model_bytes(size_or(machine["model"], "recommended_max_bytes", 0),
+                                              "machine.json model.recommended_max_bytes");
+    } catch (const UnitError& e) {
+      throw RunInputError(fmt::format("--resume {}: {}", dir, e.what()));
+    }
     const auto rev = machine["model"].find("revision");
     if (rev != machine["model"].end() && !rev->is_null()) {
       if (!rev->is_string())

@@ -16,6 +16,7 @@
 #include "guard/tree_probe.h"
 #include "runner/build_record.h"
 #include "runner/child_command.h"
+#include "runner/rescue_record.h"
 #include "runner/classify.h"
 #include "runner/classify_job.h"
 #include "runner/job_watch.h"
@@ -29,6 +30,9 @@
 namespace wmb {
 namespace {
 
+// A child's stderr log is kept up to this size; the classifier reads only its tail.
+constexpr unsigned long long kMaxStderrLogBytes = 16ull << 20;
+
 // Closes an fd at the end of the scope.
 struct FdCloser {
   int fd = -1;
@@ -40,14 +44,6 @@ struct FdCloser {
 };
 
 // A sleeper that wakes early when the parent gets SIGINT/SIGTERM/SIGHUP.
-class InterruptibleSleeper : public Sleeper {
- public:
-  void sleep(double seconds) override {
-    if (interrupt_signal()) return;
-    struct pollfd p = {interrupt_fd(), POLLIN, 0};
-    ::poll(&p, interrupt_fd() >= 0 ? 1 : 0, static_cast<int>(seconds * 1000));
-  }
-};
 
 // What every run of a session shares.
 struct Session {
@@ -72,7 +68,14 @@ bool write_record(Session& s, RunRecord& r) {
     s.prep.held->folder.write_json("runs/" + r.file_stem() + ".json", to_json(r));
     return true;
   } catch (const FileError& e) {
-    s.end.write_error = e.what();
+    // The measurement is kept: written beside (runner/rescue_record.h), and said where.
+    std::string why;
+    const std::string put = rescue_record(s.prep.held->folder, r.file_stem(), to_json(r), why);
+    s.end.write_error = put.empty()
+                            ? fmt::format("{}; the record could not be written anywhere else either ({})", e.what(), why)
+                            : fmt::format("{}; the run's record was written to {} instead: check it, then move it to "
+                                          "runs/{}.json",
+                                          e.what(), put, r.file_stem());
     return false;
   }
 }
@@ -175,6 +178,7 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision));
   so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
   so.capture_stdout = true;
+  so.max_file_bytes = kMaxStderrLogBytes;  // the stderr log has a bound (a child writing 1 GiB of warnings)
   if (sandbox) so.cgroup_procs = sandbox->procs_file();
 
   // The trace and the stderr log: opened inside the folder, never through a planted link.
@@ -216,7 +220,9 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   }
   stderr_log.close();
   if (job) job->started();
+  set_watched_child_group(child.pid);  // Ctrl-Z stops the child with wmbench (common/interrupt.h)
   const int interrupted = watch_child(s, child, rec, std::move(trace), std::move(sandbox), swap_before, head, job.get());
+  set_watched_child_group(0);
   s.progress.finish(outcome_line(head, rec));
   if (!write_record(s, rec)) return false;
   s.end.interrupted_by = interrupted;

@@ -1,6 +1,7 @@
 #include "runner/short_command.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,18 +17,27 @@ namespace {
 
 constexpr size_t kKeep = 64 * 1024;
 
-// Reads the command's stdout until it closes, the deadline, or a signal to the parent.
-void read_until_closed(int fd, CommandOutput& r, double deadline, Clock& clock) {
+// After the command itself ended, its stdout may stay open in a process it left behind (a chart
+// python's daemon): reading stops this long after the end instead of at the timeout (600 s).
+constexpr double kAfterExitGrace = 2.0;
+
+// Reads the command's stdout until it closes, the deadline, a signal to the parent, or
+// kAfterExitGrace after the command ended (`st` then holds its status).
+void read_until_closed(int fd, pid_t pid, CommandOutput& r, std::optional<ExitStatus>& st, double deadline,
+                       Clock& clock) {
   char buf[4096];
+  double ended_at = -1;
   while (true) {
-    const double left = deadline - clock.now();
+    const double now = clock.now(), left = deadline - now;
     if (left <= 0) {
-      r.timed_out = true;
+      r.timed_out = !st.has_value();
       return;
     }
     if ((r.interrupted = interrupt_signal())) return;
+    if (!st && (st = try_reap(pid))) ended_at = now;
+    if (st && now - ended_at >= kAfterExitGrace) return;
     struct pollfd fds[2] = {{fd, POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
-    int pr = ::poll(fds, interrupt_fd() >= 0 ? 2 : 1, static_cast<int>(left * 1000) + 1);
+    int pr = ::poll(fds, interrupt_fd() >= 0 ? 2 : 1, static_cast<int>(std::min(left, 0.1) * 1000) + 1);
     if (pr < 0 && errno == EINTR) continue;
     if (pr <= 0 || !(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     ssize_t n = ::read(fd, buf, sizeof buf);
@@ -57,13 +67,15 @@ std::string CommandOutput::failure() const {
 }
 
 CommandOutput run_short_command(const std::vector<std::string>& argv, double timeout_s, const std::string& stderr_path,
-                                const std::optional<std::map<std::string, std::string>>& env) {
+                                const std::optional<std::map<std::string, std::string>>& env,
+                                const std::string& cwd) {
   CommandOutput r;
   SpawnOptions so;
   so.argv = argv;
   so.env = env ? *env : current_environment();
   so.capture_stdout = true;
   so.stderr_path = stderr_path;
+  so.cwd = cwd;
   Child c;
   try {
     c = spawn_child(so);
@@ -74,9 +86,16 @@ CommandOutput run_short_command(const std::vector<std::string>& argv, double tim
   r.started = true;
   SteadyClock clock;
   const double deadline = clock.now() + timeout_s;
-  read_until_closed(c.stdout_fd, r, deadline, clock);
-  ::close(c.stdout_fd);
   std::optional<ExitStatus> st;
+  read_until_closed(c.stdout_fd, c.pid, r, st, deadline, clock);
+  ::close(c.stdout_fd);
+  if (st) {
+    // The command ended (it may have left a process holding stdout): its group's stragglers go.
+    ::kill(-c.pid, SIGKILL);
+    r.status = *st;
+    if (r.interrupted) r.timed_out = false;
+    return r;
+  }
   if (!r.timed_out && !r.interrupted) st = reap_until(c.pid, deadline, clock);
   if (!st) {
     if (!r.interrupted) r.interrupted = interrupt_signal();

@@ -25,9 +25,10 @@ struct CommandOutput {
 };
 
 // stderr_path: "" = the parent's stderr, else a file ("/dev/null"). env: the command's whole
-// environment; nullopt = the parent's.
+// environment; nullopt = the parent's. cwd: "" = the parent's working directory.
 CommandOutput run_short_command(const std::vector<std::string>& argv, double timeout_s,
                                 const std::string& stderr_path = "/dev/null",
-                                const std::optional<std::map<std::string, std::string>>& env = std::nullopt);
+                                const std::optional<std::map<std::string, std::string>>& env = std::nullopt,
+                                const std::string& cwd = "");
 
 }  // namespace wmb

@@ -12,6 +12,9 @@
 
 #include <fmt/format.h>
 
+#include "common/env_allowlist.h"
+#include "scenario/limits.h"
+
 namespace wmb {
 
 const std::vector<std::string> kDevices = {"mps", "cuda", "cpu", "mps-model"};
@@ -116,10 +119,19 @@ class Validator {
     }
   }
 
+  double interval(const nlohmann::json& v, const std::string& path) const {
+    const double d = duration(v, path);
+    try {
+      return check_interval(d, "the interval");
+    } catch (const UnitError& e) {
+      fail(path, e.what());
+    }
+  }
+
   double percent(const nlohmann::json& v, const std::string& path) const {
     if (!v.is_number()) fail(path, fmt::format("value {} is a {}; expected a number of percent from 0 to 100", show(v), v.type_name()));
     double d = v.get<double>();
-    if (d < 0 || d > 100) fail(path, fmt::format("value {} is outside 0..100 (percent)", show(v)));
+    if (!(d >= 0 && d <= 100)) fail(path, fmt::format("value {} is outside 0..100 (percent)", show(v)));
     return d;
   }
 
@@ -246,7 +258,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
   if (s.program == "offload" && !s.offload_size) val.fail("offload_size", "missing; program \"offload\" needs it (e.g. \"4GiB\")");
   if (j.contains("timeout")) s.timeout = val.duration(j["timeout"], "timeout");
   if (j.contains("step_delay")) s.step_delay = val.duration(j["step_delay"], "step_delay");
-  if (j.contains("repeats")) s.repeats = val.integer(j["repeats"], "repeats", 1, 1000);
+  if (j.contains("repeats")) s.repeats = val.integer(j["repeats"], "repeats", 1, kMaxRepeats);
 
   if (j.contains("guard")) {
     const auto& g = j["guard"];
@@ -255,8 +267,8 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
     if (g.contains("swap_budget")) s.guard.swap_budget = val.size(g["swap_budget"], "guard.swap_budget");
     if (g.contains("wait_free")) s.guard.wait_free = val.percent(g["wait_free"], "guard.wait_free");
     if (g.contains("kill_free")) s.guard.kill_free = val.percent(g["kill_free"], "guard.kill_free");
-    if (g.contains("interval")) s.guard.interval = val.duration(g["interval"], "guard.interval");
-    if (g.contains("check_interval")) s.guard.check_interval = val.duration(g["check_interval"], "guard.check_interval");
+    if (g.contains("interval")) s.guard.interval = val.interval(g["interval"], "guard.interval");
+    if (g.contains("check_interval")) s.guard.check_interval = val.interval(g["check_interval"], "guard.check_interval");
     if (g.contains("wait_free_timeout")) s.guard.wait_free_timeout = val.duration(g["wait_free_timeout"], "guard.wait_free_timeout");
     if (g.contains("grace")) s.guard.grace = val.duration(g["grace"], "guard.grace");
   }
@@ -286,6 +298,10 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
           val.fail(kp, "is not a valid environment variable name");
         if (it.value().is_string() && it.value().get_ref<const std::string&>().find('\0') != std::string::npos)
           val.fail(kp, "value holds a NUL byte (\\u0000); an environment value cannot");
+        if (it.value().is_string() && it.value().get_ref<const std::string&>().size() > kMaxCellEnvValueBytes)
+          val.fail(kp, fmt::format("value is {} bytes; an environment value may hold at most {} bytes (the OS refuses a "
+                                   "longer one when the child starts: E2BIG, Linux's limit is 128 KiB per string)",
+                                   it.value().get_ref<const std::string&>().size(), kMaxCellEnvValueBytes));
         if (!it.value().is_string())
           val.fail(kp, fmt::format("value {} is a {}; environment values are strings, passed verbatim (write \"0.8\", not 0.8)",
                                    Validator::show(it.value()), it.value().type_name()));
@@ -294,6 +310,11 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
     }
     check_cell_env(cell, fmt::format("{}: {} (\"{}\")", source, where, cell.label), warnings);
     s.matrix.push_back(std::move(cell));
+  }
+  try {
+    check_plan_size(s.matrix.size(), s.repeats, "matrix x repeats");
+  } catch (const UnitError& e) {
+    val.fail("repeats", e.what());
   }
   return s;
 }

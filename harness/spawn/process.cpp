@@ -7,6 +7,7 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,6 +100,13 @@ Child spawn_child(const SpawnOptions& opts) {
       // "0" means "the writing process" in cgroup.procs (v1 and v2).
       buf[n++] = '0';
       if (::write(cgroup_fd, buf, static_cast<size_t>(n)) < 0) fail(errno);
+    }
+    if (!opts.cwd.empty() && ::chdir(opts.cwd.c_str()) != 0) fail(errno);
+    if (opts.max_file_bytes > 0) {
+      struct rlimit rl;
+      rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(opts.max_file_bytes);
+      if (::setrlimit(RLIMIT_FSIZE, &rl) != 0) fail(errno);
+      ::signal(SIGXFSZ, SIG_IGN);
     }
     if (opts.stdin_null) {
       int devnull = ::open("/dev/null", O_RDONLY);

@@ -27,6 +27,10 @@ struct SpawnOptions {
   bool stdin_null = true;                        // stdin from /dev/null (else inherited)
   std::string cgroup_procs;                      // a cgroup.procs file to join before exec ("" = none)
   bool own_process_group = true;
+  std::string cwd;                               // the child's working directory ("" = the parent's)
+  // > 0: RLIMIT_FSIZE of the child, SIGXFSZ ignored, so a write past it fails (EFBIG) instead of
+  // growing a file without bound (the fill child's stderr log) or killing the child.
+  unsigned long long max_file_bytes = 0;
 };
 
 struct Child {

@@ -9,12 +9,17 @@
 #include <fmt/format.h>
 
 #include "common/files.h"
+#include "common/safe_open.h"
 
 namespace wmb {
 
+// Never through a link, never a FIFO or a device (common/safe_open.h).
 TraceWriter::TraceWriter(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw FileError(fmt::format("cannot write trace {}: {}", path, std::strerror(errno)));
+  try {
+    fd_ = open_user_file_for_write(path);
+  } catch (const FileError& e) {
+    throw FileError(std::string("trace: ") + e.what());
+  }
 }
 
 TraceWriter::TraceWriter(int fd, std::string display) : fd_(fd), path_(std::move(display)) {}

@@ -134,7 +134,7 @@ TEST(RunCharts, AFailedChartIsAFailureLineNotChartsDone) {
   write(t + "/s.json", kSmall);
   // Passes the matplotlib probe (-c ...), fails every chart script.
   RunOpts o;
-  o.set_env["WMBENCH_PYTHON"] = executable(t + "/py", "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nexit 3\n");
+  o.set_env["WMBENCH_PYTHON"] = executable(t + "/py", "#!/bin/sh\n[ \"$1\" = -I ] && [ \"$2\" = -c ] && exit 0\nexit 3\n");
   auto r = wmbench({"run", t + "/s.json", "--out", t + "/o"}, o);
   EXPECT_EQ(r.status, 0) << "the results are complete" << r.err;
   EXPECT_NE(r.err.find("chart table.py failed (exit 3)"), std::string::npos) << r.err;
@@ -174,7 +174,7 @@ TEST(HistoryPlot, DrawsEachSeriesChartWithoutAShellAndKeepsStdoutJson) {
 TEST(HistoryPlot, AFailedChartIsExit3AndTheTablesStillPrint) {
   const std::string t = tmpdir();
   RunOpts o;
-  o.set_env["WMBENCH_PYTHON"] = executable(t + "/py", "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nexit 4\n");
+  o.set_env["WMBENCH_PYTHON"] = executable(t + "/py", "#!/bin/sh\n[ \"$1\" = -I ] && [ \"$2\" = -c ] && exit 0\nexit 4\n");
   std::vector<std::string> args = {"history", "--plot", "--plot-out", t + "/charts"};
   for (const auto& d : mixed_history_folders()) args.push_back(d);
   auto r = wmbench(args, o);

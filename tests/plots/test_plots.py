@@ -334,6 +334,73 @@ def _committed_kinds(results):
     return sorted(newest.values())
 
 
+class HostileFolderTest(PlotTestCase):
+    """Issue 22: a contributed folder's planted links are never written through, a trace that
+    links to /dev/zero is never read without bound, and the scripts run under python -I."""
+
+    def test_planted_chart_link_is_replaced_not_followed(self):
+        d = self.copy_of(BASE)
+        victim = os.path.join(os.path.dirname(d), "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        os.makedirs(os.path.join(d, "plots"), exist_ok=True)
+        link = os.path.join(d, "plots", "table.png")
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(victim, link)
+        self.assert_ok(self.run_script("table.py", d))
+        with open(victim) as f:
+            self.assertEqual(f.read(), "precious\n")
+        self.assertFalse(os.path.islink(link))
+        png_size(link)
+
+    def test_plots_folder_that_is_a_link_is_refused(self):
+        d = self.copy_of(BASE)
+        elsewhere = os.path.join(os.path.dirname(d), "elsewhere")
+        os.mkdir(elsewhere)
+        shutil.rmtree(os.path.join(d, "plots"), ignore_errors=True)
+        os.symlink(elsewhere, os.path.join(d, "plots"))
+        proc = self.run_script("table.py", d)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertEqual(os.listdir(elsewhere), [])
+
+    def test_history_out_link_is_replaced_not_followed(self):
+        # unlisted: --out's chart name planted as a link in the output folder
+        out = tempfile.mkdtemp(prefix="wmbench-plots-out-", dir=self.tmp)
+        victim = os.path.join(self.tmp, "victim-history")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        proc = self.run_script("history.py", "--out", out, self.folder(BASE), self.folder(NEW))
+        self.assert_ok(proc)
+        pngs = [n for n in os.listdir(out) if n.endswith(".png")]
+        self.assertTrue(pngs)
+        target = os.path.join(out, pngs[0])
+        os.unlink(target)
+        os.symlink(victim, target)
+        self.assert_ok(self.run_script("history.py", "--out", out, self.folder(BASE), self.folder(NEW)))
+        with open(victim) as f:
+            self.assertEqual(f.read(), "precious\n")
+        self.assertFalse(os.path.islink(target))
+
+    def test_trace_linked_to_dev_zero_is_not_read(self):
+        d = self.copy_of(BASE)
+        runs = os.path.join(d, "runs")
+        trace = sorted(n for n in os.listdir(runs) if n.endswith(".trace.jsonl"))[0]
+        os.unlink(os.path.join(runs, trace))
+        os.symlink("/dev/zero", os.path.join(runs, trace))
+        proc = subprocess.run([PYTHON, os.path.join(PLOTS, "traces.py"), d], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=120,
+                              env=dict(os.environ, MPLBACKEND="Agg"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+
+    def test_scripts_run_under_isolated_python(self):
+        d = self.copy_of(BASE)
+        proc = subprocess.run([PYTHON, "-I", os.path.join(PLOTS, "table.py"), d], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=300, cwd="/",
+                              env={"PATH": os.environ.get("PATH", "/usr/bin"), "MPLBACKEND": "Agg"})
+        self.assert_ok(proc)
+
+
 class CommittedResultsTest(PlotTestCase):
     """One committed real result folder of each kind under results/ renders, titled with its machine."""
 

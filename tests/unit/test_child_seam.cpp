@@ -240,7 +240,7 @@ TEST(PythonChild, AHangingInterpreterIsStoppedInTime) {
 TEST(PythonChild, ATorchTooOldForMpsIsRefusedWithWhatWasFound) {
   const std::string t = tmpdir();
   // torch 1.13: torch.backends.mps exists, torch.mps does not.
-  const std::string old = script(t, "old", "[ \"$1\" = -c ] || exit 9; echo 3.11.2; echo 1.13.0a0; echo mps 1 0; "
+  const std::string old = script(t, "old", "[ \"$1\" = -I ] && [ \"$2\" = -c ] || exit 9; echo 3.11.2; echo 1.13.0a0; echo mps 1 0; "
                                             "echo /usr/lib/python3/dist-packages/torch/__init__.py");
   const std::string why = refusal([&] { probe_python(old, "mps", 5); });
   EXPECT_NE(why.find("needs torch 2.0"), std::string::npos) << why;
@@ -269,7 +269,7 @@ TEST(PythonChild, TheRealProbeSaysWhatTheSystemTorchHas) {
 
 TEST(PythonChild, AFakeInterpreterWithTorchGivesItsVersions) {
   const std::string t = tmpdir();
-  const std::string py = script(t, "py", "[ \"$1\" = -c ] || exit 9; echo 3.12.1; echo 2.5.0");
+  const std::string py = script(t, "py", "[ \"$1\" = -I ] && [ \"$2\" = -c ] || exit 9; echo 3.12.1; echo 2.5.0");
   PythonFacts f = probe_python(py, 5);
   EXPECT_EQ(f.path, py);
   EXPECT_EQ(f.version, "3.12.1");
