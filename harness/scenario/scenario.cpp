@@ -3,6 +3,7 @@
 #include "common/files.h"
 #include "common/json_input.h"
 #include "common/utf8.h"
+#include "mpsmodel/watermark.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -169,27 +170,42 @@ std::string label_problem(const std::string& label) {
 }
 
 void check_cell_env(const Cell& cell, const std::string& where, std::vector<std::string>& warnings) {
-  std::optional<double> high, low;
   for (const auto& [k, v] : cell.env) {
     if (!is_ratio_var(k)) continue;
-    // PyTorch reads these with strtod and no end-pointer check: the leading number counts,
-    // and text with no leading number reads as 0.0.
+    // PyTorch reads these with strtod and no end-pointer check (MPSAllocator.mm init_allocator:
+    // `strtod(high_watermark_ratio_str, nullptr)`): the leading number counts, and text with no
+    // leading number reads as 0.0.
     const char* s = v.c_str();
     char* end = nullptr;
-    double d = std::strtod(s, &end);
+    const double d = std::strtod(s, &end);
     if (end == s || *end != '\0')
       warnings.push_back(fmt::format("{}: {}=\"{}\" is not a plain number; PyTorch reads it with strtod as {}{}",
-                                     where, k, v, d,
+                                     where, k, v, mpsmodel::format_ratio(d),
                                      (k.find("HIGH") != std::string::npos && d == 0.0) ? " (no upper limit)" : ""));
-    (k.find("HIGH") != std::string::npos ? high : low) = d;
   }
-  // LOW defaults to 1.4 on Apple silicon and may not exceed HIGH (unless HIGH is 0.0).
-  const double h = high.value_or(1.7), l = low.value_or(1.4);
-  if (h != 0.0 && l > h)
-    warnings.push_back(fmt::format(
-        "{}: LOW {}{} exceeds HIGH {}; PyTorch will refuse it at the first allocation "
-        "(\"invalid low watermark ratio {}\") and the run will be recorded as stopped by config",
-        where, l, low ? "" : " (the default)", h, l));
+  check_cell_config(cell, where, warnings);
+}
+
+void check_cell_config(const Cell& cell, const std::string& where, std::vector<std::string>& warnings) {
+  // The model's own check (mpsmodel::validate), so the warning is the error the model child gives:
+  // pytorch/pytorch aten/src/ATen/mps/MPSAllocator.mm init_allocator calls setHighWatermarkRatio
+  // first (TORCH_CHECK 0.0 <= HIGH <= 2.0, "invalid high watermark ratio <HIGH>") and only then
+  // setLowWatermarkRatio (0.0 <= LOW <= HIGH, or 2.0 when HIGH is 0.0). So HIGH = -0.1 is refused
+  // for HIGH, whatever LOW is.
+  const auto cfg = mpsmodel::read_watermark_config_from_map(cell.env);
+  const auto err = mpsmodel::validate(cfg);
+  if (!err) return;
+  const bool high = err->rfind("invalid high", 0) == 0;
+  const std::string why =
+      high ? fmt::format("HIGH {}{} is outside 0.0..2.0", mpsmodel::format_ratio(cfg.high), cfg.high_set ? "" : " (the default)")
+           : fmt::format("LOW {}{} is outside 0.0..{} ({})", mpsmodel::format_ratio(cfg.low),
+                         cfg.low_set ? "" : " (the default)",
+                         mpsmodel::format_ratio(cfg.high == 0.0 ? mpsmodel::kHighUpperBound : cfg.high),
+                         cfg.high == 0.0 ? "2.0 as HIGH is 0.0" : "LOW may not exceed HIGH");
+  warnings.push_back(fmt::format(
+      "{}: {}; PyTorch will refuse it at the first allocation (\"{}\") and the run will be recorded as stopped by "
+      "config",
+      where, why, *err));
 }
 
 Scenario parse_scenario(const std::string& text, const std::string& source, std::vector<std::string>& warnings) {

@@ -64,6 +64,9 @@ std::string label_problem(const std::string& label);
 
 // Checks one cell's environment: warnings for values PyTorch would read as 0.0 and LOW > HIGH.
 void check_cell_env(const Cell& cell, const std::string& where, std::vector<std::string>& warnings);
+// The part of check_cell_env that follows PyTorch's checks in their order (HIGH, then LOW): at most
+// one warning, carrying the text the model child raises (mpsmodel::validate).
+void check_cell_config(const Cell& cell, const std::string& where, std::vector<std::string>& warnings);
 
 nlohmann::json to_json(const Scenario& s);
 
