@@ -118,7 +118,8 @@ class MpsModelDevice final : public FillDevice {
   void empty_cache() override { model_.empty_cache(); }
   Msg model_json() const override {
     const auto& p = model_.params();
-    return Msg{{"revision", p.revision},
+    return Msg{{"version", mpsmodel::kModelVersion},
+               {"revision", p.revision},
                {"other_bytes", p.other_bytes},
                {"max_buffer_bytes", opt_json(p.max_buffer)},
                {"tier_scale", p.tier_scale}};

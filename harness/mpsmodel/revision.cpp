@@ -7,6 +7,14 @@
 
 namespace wmb::mpsmodel {
 
+std::string model_version_in_words(int version) {
+  switch (version) {
+    case 1: return "the ratio-only model, before the heap model";
+    case 2: return "the heap model: heaps by tier, the driver count";
+    default: return "not a version wmbench knows";
+  }
+}
+
 const std::vector<Revision>& revisions() {
   static const std::vector<Revision> r = {
       {"current", "shared", SizeUnits::Iec, true, "PyTorch after Feb 2026 (shared pools only)"},

@@ -25,6 +25,18 @@
 
 namespace wmb::mpsmodel {
 
+// The model's own version (machine.json "model"."version", written by the mps-model child's hello):
+// it changes when the model's arithmetic changes, so that `compare` and `history` can say "not
+// comparable: the model changed" instead of a regression.
+//   1: the ratio-only model (max allowed = HIGH x recommended, tensors' bytes against it); folders
+//      of 2026-11-29 and before; they carry no version and no tier_scale.
+//   2: the heap model (mpsmodel/heap_allocator.h: heaps by tier, Metal's driver count, the low
+//      watermark's pressure, tier_scale for a sandbox); from 2026-12-01.
+constexpr int kHeapModelVersion = 2;
+constexpr int kModelVersion = 2;
+// "the heap model (heaps by tier, the driver count)"; "not a version wmbench knows" otherwise.
+std::string model_version_in_words(int version);
+
 enum class SizeUnits { Iec, Legacy };
 
 struct Revision {
