@@ -158,7 +158,8 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
     }
   }
   SpawnOptions so;
-  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision));
+  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision,
+                                          pr.cell->memory_fraction, s.opts.model_other));
   so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
   so.capture_stdout = true;
   if (sandbox) so.cgroup_procs = sandbox->procs_file();

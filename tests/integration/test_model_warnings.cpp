@@ -65,8 +65,7 @@ std::optional<std::string> quoted_refusal(const std::vector<std::string>& warnin
 TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
   // nullopt: the variable is not set (PyTorch's defaults, HIGH 1.7 and LOW 1.4).
   const std::vector<std::optional<std::string>> values = {
-      std::nullopt, "-0.1", "-2", "0.0", "0", "0.5", "1.4", "2.0", "2.0000001", "2.5", "1e3",
-      "0.8abc", "abc", "", "nan", "-0.1x"};
+      std::nullopt, "-0.1", "0.0", "0.5", "1.4", "2.0", "2.0000001", "2.5", "0.8abc", "abc", "", "nan"};
   int refused = 0, ran = 0;
   for (const auto& high : values)
     for (const auto& low : values) {
@@ -93,11 +92,11 @@ TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
     }
   // The grid holds both kinds (a test that cannot fail would not).
   EXPECT_GT(ran, 10);
-  EXPECT_GT(refused, 100);
+  EXPECT_GT(refused, 60);
 }
 
 TEST(ModelWarningsGrid, HighIsCheckedBeforeLow) {
-  wmb::Cell cell{"neg", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "-0.1"}}, ""};
+  wmb::Cell cell{"neg", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "-0.1"}}, "", std::nullopt};
   std::vector<std::string> w;
   wmb::check_cell_env(cell, "neg", w);
   ASSERT_EQ(w.size(), 1u);
