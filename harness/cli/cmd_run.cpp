@@ -23,7 +23,7 @@ struct RunArgs {
   std::string scenario;
   std::string out = "results";
   std::string device, step, cap, timeout, fill, python, ram_limit, resume, swap_budget, recommended_max, model_mac_ram,
-      model_revision;
+      model_revision, other_allocations;
   std::vector<std::string> only;
   int repeat = 0;
   bool force = false;
@@ -59,6 +59,10 @@ void apply_overrides(const RunArgs& a, Scenario& s) {
 }
 
 int run_command(const RunArgs& a) {
+  if (a.model_revision == "list") {
+    std::cout << mpsmodel::revision_table();
+    return kExitOk;
+  }
   std::vector<std::string> warnings;
   RunnerOptions o;
   o.out_dir = a.out;
@@ -75,6 +79,11 @@ int run_command(const RunArgs& a) {
     apply_overrides(a, o.scenario);
     if (main_job && a.device.empty()) choose_main_job(o, !a.cap.empty());
     apply_model_revision(a.model_revision, o);
+    if (!a.other_allocations.empty()) {
+      if (o.scenario.device != "mps-model")
+        throw RunInputError("--other-allocations applies only to device mps-model (the model's \"other allocations\")");
+      o.model_other = parse_size(a.other_allocations, true);  // 0: none
+    }
     apply_python_child_default(o);
   } catch (const UnitError& e) {
     std::cerr << "wmbench run: " << e.what() << "\n";
@@ -116,7 +125,10 @@ Registrar reg{Command{10, [](CLI::App& app, int& exit_code) {
   c->add_option("--recommended-max", a->recommended_max, "mps-model: the modelled recommended max working set");
   c->add_option("--model-mac-ram", a->model_mac_ram, "mps-model: RAM of the Mac that is modelled (default 48GiB, the write-up's)");
   c->add_option("--model-revision", a->model_revision,
-                "mps-model: the PyTorch release modelled: " + mpsmodel::revision_names() + " (default current; --resume keeps the folder's)");
+                "mps-model: the PyTorch release modelled: " + mpsmodel::revision_names() + " (default current, the newest; --resume keeps the folder's; \"list\" lists them with their PRs)");
+  c->add_option("--other-allocations", a->other_allocations,
+                "mps-model: Metal's and MPSGraph's own memory counted against the limit (default 448KiB, the write-up's; "
+                "users report gigabytes)");
   c->add_option("--resume", a->resume, "Finish an interrupted result folder: run only the cells not finished");
   c->add_flag("--force", a->force, "Allow a cpu fill whose cap exceeds the memory free now");
   c->add_flag("--no-plots", a->no_plots, "Do not draw charts at the end");
