@@ -738,9 +738,10 @@ def main(argv):
                  "torch_library": torch_library(), "device": device.name,
                  "recommended_max_bytes": device.recommended_max(), "env": pytorch_env(),
                  "step_bytes": o["step_bytes"], "data": o["data"], "cap_bytes": o["cap_bytes"],
-                 "program": o["program"], "memory_fraction": o["memory_fraction"]}
+                 "program": o["program"]}
         if o["program"] == "offload":
             hello["offload_bytes"] = o["offload_bytes"]
+        hello["memory_fraction"] = o["memory_fraction"]  # after offload_bytes, in the C++ child's order
         version = getattr(torch, "version", None)
         hello.update({"child": "python", "python_version": "%d.%d.%d" % tuple(sys.version_info[:3]),
                       "python_executable": sys.executable,
