@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/pasted_input.h"
+#include "errparse/error_parser.h"
 #include "common/platform.h"
 #include "common/units.h"
 #include "mpsmodel/heap_allocator.h"
@@ -37,9 +39,52 @@ struct PredictArgs {
   std::string scenario;
   std::string revision = "current";
   std::string python;  // ask MPS through the Python child under it (default $WMBENCH_PYTHON_CHILD)
+  std::string other;       // --other-allocations
+  std::string from_error;  // --from-error FILE|-
+  double high = wmb::kDefaultHighWatermark;  // --high: HIGH in force when the pasted error was raised
+  bool high_given = false;
   bool json = false;
   bool simulate = false;
 };
+
+// What `--from-error` reads off a pasted MPS out-of-memory message (the explain parser,
+// errparse/error_parser.h): recommended max = max allowed / HIGH, "other allocations", and the
+// step ("Tried to allocate": the aligned size, printed with 2 decimals, so a step that is not a
+// round number comes back rounded).
+struct FromError {
+  uint64_t recommended_max = 0;
+  uint64_t other = 0;
+  std::optional<uint64_t> step;
+  std::optional<uint64_t> likely_ram;
+  double high = 0;
+  bool high_given = false;
+};
+
+// Reads and parses the pasted text; prints why and returns nullopt when it is not an MPS
+// out-of-memory message with a max allowed (the only message that implies a recommended max).
+std::optional<FromError> read_from_error(const PredictArgs& a) {
+  std::string text;
+  if (!wmb::cli::read_pasted_input("wmbench predict --from-error", a.from_error, text)) return std::nullopt;
+  const wmb::ParsedError e = wmb::parse_error(text);
+  const wmb::ExplainOptions opt{a.high, a.high_given};
+  const auto rec = wmb::implied_recommended_max(e, a.high);
+  if (e.kind != wmb::ErrorKind::MpsOom || !rec || *rec == 0) {
+    std::cerr << "wmbench predict --from-error: the text is not an MPS out-of-memory message with \"max allowed\" "
+              << "(it reads as " << wmb::kind_name(e.kind) << ": " << e.summary
+              << "); only that message implies the Mac's recommended max\n";
+    return std::nullopt;
+  }
+  FromError f;
+  f.recommended_max = *rec;
+  f.other = e.other_bytes.value_or(wmb::mpsmodel::kDefaultOtherBytes);
+  f.step = e.requested_bytes;
+  f.high = a.high;
+  f.high_given = a.high_given;
+  const nlohmann::json j = wmb::explain_json(e, opt);
+  if (j.contains("likely_ram_bytes") && j["likely_ram_bytes"].is_number_unsigned())
+    f.likely_ram = j["likely_ram_bytes"].get<uint64_t>();
+  return f;
+}
 
 // This machine's free fraction (0..1) and RAM as the probe sees them.
 struct FreeNow {
@@ -152,7 +197,20 @@ wmb::mpsmodel::FillPlan fill_plan(const std::optional<wmb::Scenario>& sc, const 
   return plan;
 }
 
-int run_predict(const PredictArgs& a) {
+int run_predict(const PredictArgs& args) {
+  if (args.revision == "list") {
+    std::cout << wmb::mpsmodel::revision_table();
+    return wmb::cli::kExitOk;
+  }
+  PredictArgs a = args;
+  std::optional<FromError> from;
+  if (!a.from_error.empty()) {
+    from = read_from_error(a);
+    if (!from) return wmb::cli::kExitUsage;
+    // The pasted Mac: its recommended max, and its RAM class unless --ram says it.
+    if (a.recommended_max.empty()) a.recommended_max = std::to_string(from->recommended_max);
+    if (a.ram.empty() && from->likely_ram) a.ram = std::to_string(*from->likely_ram);
+  }
   std::vector<std::string> warnings;
   std::vector<wmb::Cell> cells = wmb::mpsmodel::default_cells();
   std::string scenario_name = wmb::mpsmodel::kDefaultCellsName;
@@ -184,13 +242,43 @@ int run_predict(const PredictArgs& a) {
     std::cerr << "wmbench predict: cannot tell this machine's RAM; use --ram SIZE\n";
     return wmb::cli::kExitUsage;
   }
-  const auto report = wmb::mpsmodel::make_report(m, scenario_name, cells, fill_plan(sc, m, a.revision), warnings);
+  auto plan = fill_plan(sc, m, a.revision);
+  if (from) {
+    plan.params.other_bytes = from->other;
+    if (from->step && *from->step > 0) plan.step = *from->step;
+  }
+  if (!a.other.empty()) {
+    try {
+      plan.params.other_bytes = wmb::parse_size(a.other, true);  // an explicit --other-allocations wins
+    } catch (const wmb::UnitError& e) {
+      std::cerr << "wmbench predict: --other-allocations: " << e.what() << '\n';
+      return wmb::cli::kExitUsage;
+    }
+  }
+  if (from) {
+    m.recommended_source = fmt::format("--from-error: max allowed / HIGH {}{}", wmb::mpsmodel::format_ratio(from->high),
+                                       from->high_given ? " (--high)" : " (the default; give --high if it was set)");
+    if (!args.ram.empty()) m.ram_source = "--ram";
+    else if (from->likely_ram) m.ram_source = "--from-error: the likely RAM class for that recommended max";
+  }
+  const auto report = wmb::mpsmodel::make_report(m, scenario_name, cells, plan, warnings);
   if (a.json) {
-    std::cout << wmb::mpsmodel::render_json(report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    nlohmann::json j = wmb::mpsmodel::render_json(report);
+    if (from)
+      j["from_error"] = {{"recommended_max_bytes", from->recommended_max}, {"other_bytes", from->other},
+                         {"step_bytes", from->step ? nlohmann::json(*from->step) : nlohmann::json(nullptr)},
+                         {"high", from->high}, {"high_given", from->high_given},
+                         {"likely_ram_bytes", from->likely_ram ? nlohmann::json(*from->likely_ram) : nlohmann::json(nullptr)}};
+    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
     // The step-by-step section only when asked for or with a scenario: without them the output is
     // the write-up's table, unchanged.
-    std::cout << wmb::mpsmodel::render_text(report, a.simulate || sc.has_value());
+    if (from)
+      std::cout << fmt::format("From the pasted error: recommended max {} (max allowed / HIGH {}), other allocations {}, "
+                               "step {}\n",
+                               wmb::format_size(from->recommended_max), wmb::mpsmodel::format_ratio(from->high),
+                               wmb::format_size(from->other), from->step ? wmb::format_size(*from->step) : "?");
+    std::cout << wmb::mpsmodel::render_text(report, a.simulate || sc.has_value() || from.has_value());
     // A prediction is arithmetic; `wmbench tune` measures the setting here (runner/tune.h).
     std::cout << "\nThis is a prediction. To measure the highest setting that ends cleanly on this machine, with the "
                  "apps open now:\n  wmbench tune                                   (the fill)\n"
@@ -219,10 +307,27 @@ const wmb::cli::Registrar reg{wmb::cli::Command{50, [](CLI::App& app, int& exit_
   sub->add_option("--python", args->python,
                   "Ask MPS for the recommended max through the Python child under this interpreter (a Mac; default "
                   "$WMBENCH_PYTHON_CHILD, else wmbench-fill on a Mac)");
+  sub->add_option("--other-allocations", args->other,
+                  "Metal's and MPSGraph's own memory, counted against the same limit (default 448KiB, the write-up's; "
+                  "users report gigabytes at baseline)");
+  sub->add_option("--from-error", args->from_error,
+                  "A pasted MPS out-of-memory message (FILE, or - for standard input): its recommended max, other "
+                  "allocations and step, and what each setting would do on that Mac");
+  CLI::Option* high = sub->add_option("--high", args->high,
+                                      "With --from-error: the HIGH ratio in force when it was raised (default 1.7)");
+  high->check(CLI::Range(0.0, 2.0).description("RATIO in (0, 2]"));
   sub->add_flag("--simulate", args->simulate,
                 "Also show each setting's fill simulated step by step (always with --scenario, always in --json)");
   sub->add_flag("--json", args->json, "Print one JSON object");
-  sub->callback([args, &exit_code]() { exit_code = run_predict(*args); });
+  sub->callback([args, high, &exit_code]() {
+    args->high_given = high->count() > 0;
+    if (args->high_given && !(args->high > 0)) {
+      std::cerr << "wmbench predict: --high must be a ratio in (0, 2]\n";
+      exit_code = wmb::cli::kExitUsage;
+      return;
+    }
+    exit_code = run_predict(*args);
+  });
 }}};
 
 }  // namespace

@@ -24,7 +24,7 @@ struct RunArgs {
   std::string scenario;
   std::string out = "results";
   std::string device, step, cap, timeout, fill, python, ram_limit, resume, swap_budget, recommended_max, model_mac_ram,
-      model_revision;
+      model_revision, other_allocations;
   std::vector<std::string> only, allow_env;
   int repeat = 0;
   bool force = false;
@@ -83,6 +83,10 @@ void apply_overrides(const RunArgs& a, Scenario& s) {
 }
 
 int run_command(const RunArgs& a) {
+  if (a.model_revision == "list") {
+    std::cout << mpsmodel::revision_table();
+    return kExitOk;
+  }
   std::vector<std::string> warnings;
   RunnerOptions o;
   o.out_dir = a.out;
@@ -104,6 +108,11 @@ int run_command(const RunArgs& a) {
       o.notes.push_back("--command: your own command is the child, run inside that sandbox; it uses the device it "
                         "chooses itself (the model and the fill settings above apply to the fill only)");
     apply_model_revision(a.model_revision, o);
+    if (!a.other_allocations.empty()) {
+      if (o.scenario.device != "mps-model")
+        throw RunInputError("--other-allocations applies only to device mps-model (the model's \"other allocations\")");
+      o.model_other = parse_size(a.other_allocations, true);  // 0: none
+    }
     apply_python_child_default(o);
   } catch (const UnitError& e) {
     std::cerr << "wmbench run: " << e.what() << "\n";
@@ -145,7 +154,10 @@ Registrar reg{Command{10, [](CLI::App& app, int& exit_code) {
   c->add_option("--recommended-max", a->recommended_max, "mps-model: the modelled recommended max working set");
   c->add_option("--model-mac-ram", a->model_mac_ram, "mps-model: RAM of the Mac that is modelled (default 48GiB, the write-up's)");
   c->add_option("--model-revision", a->model_revision,
-                "mps-model: the PyTorch release modelled: " + mpsmodel::revision_names() + " (default current; --resume keeps the folder's)");
+                "mps-model: the PyTorch release modelled: " + mpsmodel::revision_names() + " (default current, the newest; --resume keeps the folder's; \"list\" lists them with their PRs)");
+  c->add_option("--other-allocations", a->other_allocations,
+                "mps-model: Metal's and MPSGraph's own memory counted against the limit (default 448KiB, the write-up's; "
+                "users report gigabytes)");
   c->add_option("--resume", a->resume, "Finish an interrupted result folder: run only the cells not finished");
   c->add_option("--allow-env", a->allow_env,
                 "Let the cells set this variable (beyond PYTORCH_*); only on purpose: it reaches the root child")

@@ -1,6 +1,7 @@
 // The comparison of two result folders: loading, matching by label, the verdicts, JSON output and
 // the command's driver. Text and Markdown rendering live in export_text.cpp.
 #include "compare/compare.h"
+#include "compare/comparable.h"
 
 #include <algorithm>
 #include <cctype>
@@ -454,6 +455,7 @@ Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, do
     c.rows.push_back(std::move(row));
   }
   for (const auto& r : c.rows) c.regressions += r.regression ? 1 : 0;
+  apply_comparability(c, comparability(base, now));
   return c;
 }
 
@@ -525,7 +527,8 @@ json to_json(const Comparison& c) {
     rows.push_back(std::move(row));
   }
   return {{"base", side_json(c.base)}, {"new", side_json(c.now)}, {"scenario", c.base.scenario},
-          {"tolerance_pct", c.tolerance_pct}, {"notes", c.notes}, {"rows", std::move(rows)},
+          {"tolerance_pct", c.tolerance_pct}, {"notes", c.notes}, {"not_comparable", c.not_comparable},
+          {"rows", std::move(rows)},
           {"regressions", c.regressions}, {"ok", c.ok()}};
 }
 

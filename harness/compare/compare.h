@@ -109,6 +109,9 @@ struct Comparison {
   double tolerance_pct = 5.0;
   std::vector<Row> rows;  // BASE's label order, then labels only in NEW in NEW's order
   std::vector<std::string> notes;  // e.g. "devices differ: mps vs mps-model"
+  // Why the folders cannot be compared (compare/comparable.h): the model or the set-up changed;
+  // empty when they can. Rows that differ then are notes, not regressions.
+  std::vector<std::string> not_comparable;
   int regressions = 0;             // rows that regressed
   bool ok() const { return regressions == 0; }
 };

@@ -83,6 +83,10 @@ std::string verdict_line(const Comparison& c) {
   std::string p;
   for (const auto& s : parts) p += (p.empty() ? "" : ", ") + s;
   if (!p.empty()) p = "; " + p;
+  if (c.ok() && !c.not_comparable.empty()) {
+    return fmt::format("NOT COMPARABLE: no regression counted ({} compared; differences are notes{}).",
+                       settings(compared), p);
+  }
   if (c.ok()) {
     return fmt::format("OK: no regression ({} compared, tolerance {}{}).", settings(compared),
                        tol_text(c.tolerance_pct), p);

@@ -240,6 +240,7 @@ constexpr Signature kSignatures[] = {
     {ErrorKind::InvalidWatermark, "invalidlowwatermarkratio"},
     {ErrorKind::InvalidWatermark, "invalidhighwatermarkratio"},
     {ErrorKind::InvalidBufferSize, "invalidbuffersize"},
+    {ErrorKind::InvalidMemoryFraction, "invalidfraction"},
 };
 
 void parse_mps(const View& v, size_t from, ParsedError& e) {
@@ -335,6 +336,7 @@ std::string kind_name(ErrorKind kind) {
     case ErrorKind::InvalidWatermark: return "invalid_watermark";
     case ErrorKind::InvalidBufferSize: return "invalid_buffer_size";
     case ErrorKind::InvalidAllocConf: return "invalid_alloc_conf";
+    case ErrorKind::InvalidMemoryFraction: return "invalid_memory_fraction";
     case ErrorKind::Unknown: return "unknown";
   }
   return "unknown";
@@ -342,7 +344,8 @@ std::string kind_name(ErrorKind kind) {
 
 std::optional<ErrorKind> kind_from_name(std::string_view name) {
   for (ErrorKind k : {ErrorKind::MpsOom, ErrorKind::CudaOom, ErrorKind::CpuOom, ErrorKind::InvalidWatermark,
-                      ErrorKind::InvalidBufferSize, ErrorKind::InvalidAllocConf, ErrorKind::Unknown})
+                      ErrorKind::InvalidBufferSize, ErrorKind::InvalidAllocConf, ErrorKind::InvalidMemoryFraction,
+                      ErrorKind::Unknown})
     if (kind_name(k) == name) return k;
   return std::nullopt;
 }
@@ -401,6 +404,11 @@ ParsedError parse_error(std::string_view text) {
               size_or(e.requested_bytes, "this size"));
           break;
         }
+        case ErrorKind::InvalidMemoryFraction:
+          e.summary = "PyTorch refused the per-process memory fraction (set_per_process_memory_fraction): on MPS it "
+                      "must lie in [0, 2] (a multiple of the recommended max), on CUDA in [0, 1] (of the device's "
+                      "memory).";
+          break;
         default: break;
       }
       return e;
@@ -615,6 +623,11 @@ std::string explain_text(const ParsedError& e, const ExplainOptions& opt) {
              "  PYTORCH_CUDA_ALLOC_CONF=per_process_memory_fraction:0.9,expandable_segments:True\n"
              "per_process_memory_fraction must be a number in [0.0, 1.0] (a fraction of the GPU's total capacity). "
              "The value is read at the first CUDA allocation.\n";
+      break;
+    case ErrorKind::InvalidMemoryFraction:
+      out += "torch.mps.set_per_process_memory_fraction(F) sets only HIGH (max allowed = F x recommended max) and "
+             "skips the LOW check, so F = 0.8 works where PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.8 alone fails; F must lie "
+             "in [0, 2]. torch.cuda.set_per_process_memory_fraction(F) takes F in [0, 1] of the GPU's memory.\n";
       break;
     case ErrorKind::Unknown:
       out += "wmbench recognizes: \"MPS backend out of memory\", \"CUDA out of memory\" / \"CUDA error: out of memory\", "

@@ -28,11 +28,13 @@ enum class ErrorKind {
   InvalidWatermark,   // "invalid low|high watermark ratio R" (raised at the first MPS allocation)
   InvalidBufferSize,  // "Invalid buffer size: S": one buffer over Metal's maxBufferLength
   InvalidAllocConf,   // a malformed PYTORCH_CUDA_ALLOC_CONF ("stod", per_process_memory_fraction...)
+  InvalidMemoryFraction,  // set_per_process_memory_fraction(F) refused: "Invalid fraction value: F. Allowed range:
+                          // 0~2" (torch.mps) / "0~1" (torch.cuda), "invalid fraction:F. Please set within ..." (c10 CUDA)
   Unknown,            // anything else: not a memory-limit message
 };
 
 // "mps_oom", "cuda_oom", "cpu_oom", "invalid_watermark", "invalid_buffer_size",
-// "invalid_alloc_conf", "unknown".
+// "invalid_alloc_conf", "invalid_memory_fraction", "unknown".
 std::string kind_name(ErrorKind kind);
 // The inverse of kind_name; nullopt for any other text.
 std::optional<ErrorKind> kind_from_name(std::string_view name);

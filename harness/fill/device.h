@@ -38,6 +38,11 @@ class FillDevice {
   virtual void on_release(uint64_t /*bytes*/) {}
   // The exact limit, where the device knows it (the model does; PyTorch's MPS hooks do not say it).
   virtual std::optional<uint64_t> max_allowed() { return std::nullopt; }
+  // The per-process memory fraction, before the first allocation, through the release's API
+  // (mps: MPSHooks::setMemoryFraction; cuda: c10::cuda::CUDACachingAllocator::setMemoryFraction;
+  // mps-model: the model of torch.mps.set_per_process_memory_fraction). Throws c10::Error with
+  // PyTorch's text when PyTorch refuses it, UsageError where the device or release has no such call.
+  virtual void set_memory_fraction(double fraction) = 0;
   // The hello line's "model" object (mps-model: revision, other allocations, ...); null elsewhere.
   virtual Msg model_json() const { return nullptr; }
 };

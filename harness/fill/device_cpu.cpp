@@ -77,6 +77,10 @@ class CpuDevice final : public FillDevice {
   DeviceStats stats() override { return DeviceStats{live_->load(), std::nullopt}; }
   std::optional<uint64_t> recommended_max() override { return std::nullopt; }
   at::Device torch_device() const override { return at::Device(at::kCPU); }
+  void set_memory_fraction(double) override {
+    // PyTorch's CPU allocator has no per-process fraction (torch.cpu has no such call).
+    throw UsageError("--memory-fraction applies only to --device mps, cuda or mps-model");
+  }
 
  private:
   // Bytes of tensors from allocate() still alive (the deleter may run after the device is gone).

@@ -70,6 +70,26 @@ class CudaDevice final : public FillDevice {
 
   void synchronize() override { torch::cuda::synchronize(device_.index()); }
 
+  void set_memory_fraction(double fraction) override {
+#ifdef WMB_CUDA_STATS
+    // c10/cuda/CUDACachingAllocator: setMemoryFraction(double fraction, device) (1.13 and 2.x;
+    // the device an int in 1.13, a c10::DeviceIndex later) first asserts the allocator was
+    // initialised for the device ("Allocator not initialized for device 0: did you call init?",
+    // seen on torch 2.11), then 0 <= fraction <= 1 ("invalid fraction:F. Please set within (0, 1).").
+    // torch.cuda.set_per_process_memory_fraction calls _lazy_init() first; here a 0-element
+    // at::empty does the same: aten/src/ATen/cuda/EmptyTensor.cpp empty_cuda starts with
+    // at::globalContext().lazyInitCUDA() (1.13) / lazyInitDevice(c10::DeviceType::CUDA) (2.x),
+    // whose CUDAHooks::initCUDA calls CUDACachingAllocator::init(device count). No bytes are
+    // allocated: a 0-byte request returns a null block.
+    (void)at::empty({0}, at::TensorOptions().dtype(at::kFloat).device(device_));
+    c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction, device_.index());
+#else
+    (void)fraction;
+    throw UsageError("--memory-fraction on cuda: this wmbench-fill was built without WMBENCH_WITH_CUDA (a "
+                     "CPU-only libtorch), so it has no CUDA caching allocator to set");
+#endif
+  }
+
   at::Device torch_device() const override { return device_; }
 
  private:

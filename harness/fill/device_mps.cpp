@@ -12,6 +12,13 @@
 //     `virtual size_t getRecommendedMaxMemory() const` (torch.mps.recommended_max_memory, added
 //     in June 2024 by pytorch/pytorch#128289, first released in torch 2.5 - not 2.3).
 //   - at::hasMPS() (ATen/Context.h) tells whether this libtorch has a usable MPS device.
+//   - `virtual void setMemoryFraction(double ratio) const` (MPSHooks.mm: at::mps::getIMPSAllocator()->
+//     setHighWatermarkRatio(ratio), torch 2.0+, the C++ side of torch.mps.set_per_process_memory_fraction):
+//     HIGH only, no LOW check; out of 0..2 it raises "invalid high watermark ratio F" (the Python
+//     wrapper's ValueError "Invalid fraction value: F. Allowed range: 0~2" is not on this path).
+//   - MPS needs macOS 14 in current PyTorch: MPSDevice.mm makes MPS unavailable unless MPSGraph has
+//     a macOS 14 method (HermiteanToRealFFTWithTensor:axes:descriptor:name:); torch 2.12+ wheels are
+//     macosx_14_0_arm64 (/work/shared/docs/pytorch-allocator-facts.md, added 2026-12-01).
 //   - Every MPSHooks memory call goes through the MPS allocator singleton, whose constructor reads
 //     PYTORCH_MPS_HIGH/LOW_WATERMARK_RATIO and raises c10::Error ("invalid low watermark ratio
 //     1.4") when they do not fit. A failed static initialisation is retried on the next use, so
@@ -79,6 +86,8 @@ class MpsDevice final : public FillDevice {
 
   void synchronize() override { at::detail::getMPSHooks().deviceSynchronize(); }
 
+  void set_memory_fraction(double fraction) override { at::detail::getMPSHooks().setMemoryFraction(fraction); }
+
   at::Device torch_device() const override { return at::Device(at::kMPS, 0); }
 };
 
@@ -88,7 +97,7 @@ std::unique_ptr<FillDevice> make_mps_device() {
   if (!at::hasMPS())
     throw UsageError("MPS is not available: this libtorch (" + std::string(TORCH_VERSION) +
                      ") was built without MPS, or this Mac has no usable Metal GPU (Apple silicon and "
-                     "macOS 14 or newer are needed)");
+                     "macOS 14 or newer are needed by current PyTorch; releases before 2.12 ran on 12.3+)");
   return std::make_unique<MpsDevice>();
 }
 

@@ -115,10 +115,20 @@ class MpsModelDevice final : public FillDevice {
   at::Device torch_device() const override { return at::Device(at::kCPU); }
 
   void on_release(uint64_t bytes) override { model_.free_latest_of_size(bytes); }
+  void set_memory_fraction(double fraction) override {
+    // torch.mps.set_per_process_memory_fraction(F) (mpsmodel/memory_fraction.h): the ValueError for
+    // F outside 0..2, then the allocator's start (the variables' checks), then HIGH = F only.
+    try {
+      model_.set_memory_fraction(fraction);
+    } catch (const mpsmodel::ModelError& e) {
+      raise_like_pytorch(e.what());
+    }
+  }
   void empty_cache() override { model_.empty_cache(); }
   Msg model_json() const override {
     const auto& p = model_.params();
-    return Msg{{"revision", p.revision},
+    return Msg{{"version", mpsmodel::kModelVersion},
+               {"revision", p.revision},
                {"other_bytes", p.other_bytes},
                {"max_buffer_bytes", opt_json(p.max_buffer)},
                {"tier_scale", p.tier_scale}};

@@ -179,8 +179,11 @@ int main(int argc, char** argv) {
                   {"cap_bytes", opt_json(opts.cap_bytes)},
                   {"program", opts.program}};
     if (opts.program == "offload") hello["offload_bytes"] = opt_json(opts.offload_bytes);
+    hello["memory_fraction"] = opts.memory_fraction ? json(*opts.memory_fraction) : json(nullptr);
     if (auto model = device->model_json(); !model.is_null()) hello["model"] = model;
     out.write(hello);
+    // As user code calls it: after the device is chosen, before the first allocation.
+    if (!opts.hello_only && opts.memory_fraction) device->set_memory_fraction(*opts.memory_fraction);
 
     if (opts.hello_only) {
       // nothing else: `wmbench info` and `predict` only want the hello

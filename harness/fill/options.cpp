@@ -1,3 +1,4 @@
+#include <cmath>
 #include "fill/options.h"
 
 #include <algorithm>
@@ -21,9 +22,9 @@ void check_member(const std::string& what, const std::string& value, const std::
     throw UsageError("unknown " + what + " \"" + value + "\"; allowed: " + join(allowed));
 }
 
-uint64_t size_option(const std::string& flag, const std::string& text) {
+uint64_t size_option(const std::string& flag, const std::string& text, bool allow_zero = false) {
   try {
-    return wmb::parse_size(text);
+    return wmb::parse_size(text, allow_zero);
   } catch (const wmb::UnitError& e) {
     throw UsageError("invalid " + flag + " \"" + text + "\": " + e.what());
   }
@@ -44,7 +45,7 @@ ParseOutcome parse_fill_options(int argc, const char* const* argv) {
                "as JSON lines on stdout"};
   app.name("wmbench-fill");
   std::string device, step, data = "random", cap, program = "fill", offload, rec_max, model_ram, delay;
-  std::string revision, other, max_buffer, unscaled_step;
+  std::string revision, other, max_buffer, unscaled_step, fraction;
   app.add_option("--device", device, "mps | cuda | cpu | mps-model")->required();
   app.add_option("--step", step, "size of each tensor, e.g. 512MiB (rounded down to a multiple of 4 bytes)")
       ->required();
@@ -62,6 +63,9 @@ ParseOutcome parse_fill_options(int argc, const char* const* argv) {
   app.add_option("--model-unscaled-step", unscaled_step,
                  "mps-model in a sandbox: the step on the Mac modelled (e.g. 512MiB); heaps follow its tier");
   app.add_option("--step-delay", delay, "seconds to sleep between steps (e.g. 0.5, 250ms)");
+  app.add_option("--memory-fraction", fraction,
+                 "mps, cuda, mps-model: set the per-process memory fraction before the first allocation "
+                 "(torch.mps/torch.cuda.set_per_process_memory_fraction)");
   bool hello_only = false;
   app.add_flag("--hello-only", hello_only, "print the hello line (torch version, recommended max) and exit");
 
@@ -115,7 +119,7 @@ ParseOutcome parse_fill_options(int argc, const char* const* argv) {
       throw UsageError(std::string("--model-revision: ") + e.what());
     }
   }
-  if (model_only("--model-other", other)) o.model_other = size_option("--model-other", other);
+  if (model_only("--model-other", other)) o.model_other = size_option("--model-other", other, true);  // 0: none
   if (model_only("--model-max-buffer", max_buffer)) {
     o.model_max_buffer = size_option("--model-max-buffer", max_buffer);
     if (*o.model_max_buffer == 0) throw UsageError("--model-max-buffer must be more than 0 bytes");
@@ -124,6 +128,15 @@ ParseOutcome parse_fill_options(int argc, const char* const* argv) {
     o.model_unscaled_step = size_option("--model-unscaled-step", unscaled_step);
     if (*o.model_unscaled_step < o.step_bytes)
       throw UsageError("--model-unscaled-step \"" + unscaled_step + "\" is smaller than --step: the sandbox scales down, not up");
+  }
+  if (!fraction.empty()) {
+    if (device != "mps" && device != "cuda" && device != "mps-model")
+      throw UsageError("--memory-fraction applies only to --device mps, cuda or mps-model");
+    // A finite number; its range is PyTorch's to check, so that its own error is what the run records.
+    const auto f = wmb::parse_number(fraction);
+    if (!f || !std::isfinite(*f))
+      throw UsageError("invalid --memory-fraction \"" + fraction + "\": expected a finite number such as 0.8");
+    o.memory_fraction = *f;
   }
   if (!delay.empty()) {
     auto plain = wmb::parse_number(delay);

@@ -33,6 +33,9 @@ struct FillOptions {
   std::optional<uint64_t> model_other;      // mps-model only: "other allocations" (default 448 KiB)
   std::optional<uint64_t> model_max_buffer; // mps-model only: maxBufferLength (default 9/16 of the modelled RAM)
   std::optional<uint64_t> model_unscaled_step;  // mps-model only: the step on the Mac a sandbox stands for
+  // mps, cuda, mps-model: torch.mps/torch.cuda set_per_process_memory_fraction(F) before the first
+  // allocation (the release's allocator API; fill/device.h set_memory_fraction)
+  std::optional<double> memory_fraction;
   double step_delay = 0.0;                  // seconds slept between steps
   bool hello_only = false;                  // say hello (torch version, recommended max) and exit
 };

@@ -83,7 +83,9 @@ std::string series_verdict(const Series& s) {
   if (s.steps.empty()) return "one folder: nothing to compare yet.";
   const size_t n = s.folders.size();
   const auto& last = s.steps.back();
-  std::string out = last.ok() ? fmt::format("newest (#{}) vs #{}: no regression.", n, n - 1)
+  std::string out = !last.not_comparable.empty() && last.ok()
+                        ? fmt::format("newest (#{}) vs #{}: not comparable (see the notes), no regression counted.", n, n - 1)
+                    : last.ok() ? fmt::format("newest (#{}) vs #{}: no regression.", n, n - 1)
                               : fmt::format("REGRESSION: newest (#{}) vs #{}: {} of {} settings regressed.", n, n - 1,
                                             last.regressions, last.rows.size());
   std::vector<std::string> earlier;

@@ -68,6 +68,13 @@ void MpsAllocatorModel::check_config() {
   checked_ = true;
 }
 
+void MpsAllocatorModel::set_memory_fraction(double fraction) {
+  cfg_.memory_fraction = fraction;
+  config_error_ = validate(cfg_);
+  limits_ = config_error_ ? Limits{} : compute_limits(cfg_, recommended_max_);
+  check_config();
+}
+
 int64_t MpsAllocatorModel::low_watermark_value() const {
   if (cfg_.low == 0.0) return std::numeric_limits<int64_t>::max();
   // (ssize_t)(m_low_watermark_limit - current_allocated_size()) / 1048576L, then max with 0.

@@ -103,6 +103,10 @@ class MpsAllocatorModel {
   // PyTorch validates the watermark variables when the allocator is first used: allocate() calls
   // this itself at its first call; it throws ModelError with PyTorch's text while invalid.
   void check_config();
+  // torch.mps.set_per_process_memory_fraction(F) before the first allocation: the call starts the
+  // allocator, so it throws ModelError with PyTorch's text at once (the fraction's ValueError, or
+  // the variables' error); afterwards max allowed = F x recommended max.
+  void set_memory_fraction(double fraction);
 
   // One tensor's buffer of `bytes` (as MPSHeapAllocatorImpl::malloc): returns its id. Throws
   // ModelError with PyTorch's text ("Invalid buffer size: ...", "MPS backend out of memory (...)");

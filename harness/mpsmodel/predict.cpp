@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "scenario/limits.h"
+#include "mpsmodel/memory_fraction.h"
 
 namespace wmb::mpsmodel {
 
@@ -43,11 +44,14 @@ Prediction predict_cell(const Cell& c, const PredictInputs& m, const FillPlan& p
   p.label = c.label;
   p.env = c.env;
   p.cfg = read_watermark_config_from_map(c.env);
+  p.cfg.memory_fraction = c.memory_fraction;  // set_per_process_memory_fraction before the first allocation
   p.config_error = validate(p.cfg);
   p.sim = simulate_fill(p.cfg, m.recommended_max, plan, m.ram);
   if (p.config_error) {
     p.expect = "config_error";
-    p.why = "PyTorch raises \"" + *p.config_error + "\" at the first MPS allocation";
+    p.why = "PyTorch raises \"" + *p.config_error + "\" " +
+            (c.memory_fraction ? "at set_per_process_memory_fraction, before the first allocation"
+                               : "at the first MPS allocation");
     return p;
   }
   const auto lim = compute_limits(p.cfg, m.recommended_max);
@@ -71,12 +75,12 @@ Prediction predict_cell(const Cell& c, const PredictInputs& m, const FillPlan& p
 
 std::vector<Cell> default_cells() {
   return {
-      {"default", {}, ""},
-      {"high-0.0", {{kHighEnv, "0.0"}}, ""},
-      {"high-1.0-low-1.0", {{kHighEnv, "1.0"}, {kLowEnv, "1.0"}}, ""},
-      {"high-0.8-low-0.8", {{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}, ""},
-      {"high-0.5-low-0.5", {{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}, ""},
-      {"high-0.8-alone", {{kHighEnv, "0.8"}}, ""},
+      {"default", {}, "", std::nullopt},
+      {"high-0.0", {{kHighEnv, "0.0"}}, "", std::nullopt},
+      {"high-1.0-low-1.0", {{kHighEnv, "1.0"}, {kLowEnv, "1.0"}}, "", std::nullopt},
+      {"high-0.8-low-0.8", {{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}, "", std::nullopt},
+      {"high-0.5-low-0.5", {{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}, "", std::nullopt},
+      {"high-0.8-alone", {{kHighEnv, "0.8"}}, "", std::nullopt},
   };
 }
 
@@ -135,7 +139,12 @@ std::string limits_table(const PredictReport& r) {
                      : p.expect == "swap"        ? "swap, no clean error"
                      : p.expect == "clean_error" ? "clean PyTorch error"
                                                  : "unknown";
-    rows.push_back({p.label, ratio_cell(p.cfg, true), ratio_cell(p.cfg, false), max, ar, af, ex});
+    // A memory fraction replaces HIGH after the variables were checked (mpsmodel/memory_fraction.h).
+    const std::string high = p.cfg.memory_fraction
+                                 ? python_float_repr(*p.cfg.memory_fraction) + " (memory_fraction; env " +
+                                       ratio_cell(p.cfg, true) + ")"
+                                 : ratio_cell(p.cfg, true);
+    rows.push_back({p.label, high, ratio_cell(p.cfg, false), max, ar, af, ex});
   }
   return table({"setting", "HIGH", "LOW", "max allowed", "above RAM", "above free", "expect"}, rows);
 }
@@ -216,6 +225,7 @@ nlohmann::json render_json(const PredictReport& r) {
     s["low"] = std::isfinite(p.cfg.low) ? json(p.cfg.low) : json(nullptr);
     s["high_raw"] = p.cfg.high_set ? json(p.cfg.high_raw) : json(nullptr);
     s["low_raw"] = p.cfg.low_set ? json(p.cfg.low_raw) : json(nullptr);
+    s["memory_fraction"] = p.cfg.memory_fraction ? json(*p.cfg.memory_fraction) : json(nullptr);
     s["config_error"] = p.config_error ? json(*p.config_error) : json(nullptr);
     s["max_allowed_bytes"] = p.max_allowed ? json(*p.max_allowed) : json(nullptr);
     s["no_limit"] = !p.config_error && !p.max_allowed;

@@ -7,10 +7,21 @@
 
 namespace wmb::mpsmodel {
 
+std::string model_version_in_words(int version) {
+  switch (version) {
+    case 1: return "the ratio-only model, before the heap model";
+    case 2: return "the heap model: heaps by tier, the driver count";
+    default: return "not a version wmbench knows";
+  }
+}
+
 const std::vector<Revision>& revisions() {
   static const std::vector<Revision> r = {
-      {"current", "shared", SizeUnits::Iec, true, "PyTorch after Feb 2026 (shared pools only)"},
-      {"private-pool", "private", SizeUnits::Iec, false, "PyTorch ~2.7 to early 2026"},
+      {"current", "shared", SizeUnits::Iec, true,
+       "PyTorch from June 2026: large sizes rounded into buckets, pytorch/pytorch#187441; shared pools only since #175818"},
+      {"shared-pool", "shared", SizeUnits::Iec, false,
+       "PyTorch from Feb 2026 to June 2026: shared pools only, pytorch/pytorch#175818 (2026-02-26), before the buckets of #187441"},
+      {"private-pool", "private", SizeUnits::Iec, false, "PyTorch ~2.7 to Feb 2026 (before pytorch/pytorch#175818)"},
       {"legacy", "private", SizeUnits::Legacy, false, "PyTorch 2.0 to ~2.6"},
   };
   return r;
@@ -28,6 +39,15 @@ std::string revision_in_words(const std::string& name) {
   for (const auto& r : revisions())
     if (r.name == name) return "PyTorch revision `" + r.name + "` (" + r.releases + ")";
   return "PyTorch revision `" + name + "` (not one wmbench knows)";
+}
+
+std::string revision_table() {
+  std::string s;
+  for (const auto& r : revisions())
+    s += r.name + std::string(r.name.size() < 14 ? 14 - r.name.size() : 1, ' ') + "pool " + r.pool + ", " +
+         (r.units == SizeUnits::Iec ? "KiB/MiB/GiB" : "KB/MB/GB") + ", " +
+         (r.bucketed_sizes ? "large sizes in buckets" : "sizes not bucketed") + ": " + r.releases + "\n";
+  return s;
 }
 
 const Revision& find_revision(const std::string& name) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "mpsmodel/macos_memory.h"
+#include "mpsmodel/memory_fraction.h"
 
 namespace wmb::mpsmodel {
 
@@ -51,10 +52,16 @@ std::string format_ratio(double ratio) {
 }
 
 std::optional<std::string> validate(const WatermarkConfig& cfg) {
+  if (cfg.memory_fraction)
+    if (auto e = python_fraction_error(*cfg.memory_fraction)) return e;  // torch/mps/__init__.py, before any C++
   // Written as PyTorch's TORCH_CHECKs: NaN fails both comparisons.
   if (!(cfg.high >= 0.0 && cfg.high <= kHighUpperBound)) return "invalid high watermark ratio " + format_ratio(cfg.high);
   const double bound = cfg.high == 0.0 ? kHighUpperBound : cfg.high;
   if (!(cfg.low >= 0.0 && cfg.low <= bound)) return "invalid low watermark ratio " + format_ratio(cfg.low);
+  if (cfg.memory_fraction) {  // setHighWatermarkRatio(F): the same check as for the variable, nothing for LOW
+    const double f = *cfg.memory_fraction;
+    if (!(f >= 0.0 && f <= kHighUpperBound)) return "invalid high watermark ratio " + format_ratio(f);
+  }
   return std::nullopt;
 }
 
@@ -75,7 +82,8 @@ uint64_t scaled_bytes(double ratio, uint64_t bytes) {
 Limits compute_limits(const WatermarkConfig& cfg, uint64_t recommended_max) {
   if (auto err = validate(cfg)) throw ModelError(*err);
   Limits l;
-  l.max_allowed = cfg.high == 0.0 ? kNoLimit : scaled_bytes(cfg.high, recommended_max);
+  const double high = cfg.effective_high();
+  l.max_allowed = high == 0.0 ? kNoLimit : scaled_bytes(high, recommended_max);
   l.low_limit = cfg.low == 0.0 ? kNoLimit : scaled_bytes(cfg.low, recommended_max);
   return l;
 }

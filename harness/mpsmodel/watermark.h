@@ -50,6 +50,12 @@ struct WatermarkConfig {
   std::string low_raw;
   bool high_set = false;  // the variable was present in the environment (even when empty)
   bool low_set = false;
+  // torch.mps.set_per_process_memory_fraction(F), called before the first allocation
+  // (mpsmodel/memory_fraction.h): HIGH becomes F after the variables were checked; LOW is not
+  // checked against it.
+  std::optional<double> memory_fraction;
+  // The HIGH ratio in force: the fraction when set, else the variable's.
+  double effective_high() const { return memory_fraction ? *memory_fraction : high; }
 };
 
 // Looks a variable up: nullopt when it is not set.
@@ -64,6 +70,9 @@ WatermarkConfig read_watermark_config_from_map(const std::map<std::string, std::
 
 // PyTorch's error text for an invalid configuration ("invalid high watermark ratio 2.5",
 // "invalid low watermark ratio 1.4"), or nullopt when PyTorch accepts it. HIGH is checked first.
+// With a memory fraction, in the order a Python caller meets them: the fraction's ValueError
+// ("Invalid fraction value: 2.5. Allowed range: 0~2"), then HIGH and LOW of the variables (the
+// allocator starts inside the call), then setHighWatermarkRatio's own check (only NaN reaches it).
 std::optional<std::string> validate(const WatermarkConfig& cfg);
 
 // A ratio as PyTorch prints it in the messages above (std::ostream defaults: "1.4", "nan").

@@ -6,7 +6,7 @@ protocol"), takes the same flags and exits with the same codes, so the parent ca
 
     python3 wmbench_fill.py --device cpu --step 512MiB [--cap 4GiB] [--data random|ones|zeros]
                             [--program fill|offload] [--offload-size 4GiB] [--step-delay 0.5]
-                            [--hello-only]
+                            [--memory-fraction 0.8] [--hello-only]
 
 stdout: one JSON object per line, each written with one write() call. Exit codes: 0 done (cap
 reached, or the program ended), 3 an allocation / torch error was reported, 2 usage error (stderr +
@@ -238,7 +238,7 @@ def parse_duration(text):
 
 ALLOWED_DEVICES = ["mps", "cuda", "cpu", "mps-model"]  # as the C++ child lists them
 _VALUE_FLAGS = ["--device", "--step", "--data", "--cap", "--program", "--offload-size",
-                "--recommended-max", "--model-ram", "--step-delay"]
+                "--recommended-max", "--model-ram", "--step-delay", "--memory-fraction"]
 
 HELP = """wmbench_fill.py: the Python fill child of wmbench (same protocol and flags as wmbench-fill)
 Usage: python3 wmbench_fill.py --device DEVICE --step SIZE [OPTIONS]
@@ -254,8 +254,21 @@ Options:
   --recommended-max TEXT, --model-ram TEXT
                         mps-model only (refused here)
   --step-delay TEXT     seconds to sleep between steps (e.g. 0.5, 250ms)
+  --memory-fraction TEXT
+                        mps, cuda: torch.mps/torch.cuda.set_per_process_memory_fraction(F) before the first allocation
   --hello-only          print the hello line (torch version, recommended max) and exit
 """
+
+
+def memory_fraction_option(text, device):
+    """--memory-fraction, as harness/fill/options.cpp: a finite number (the range is torch's to check,
+    so that its own error is what the run records)."""
+    if device not in ("mps", "cuda"):
+        raise UsageError("--memory-fraction applies only to --device mps, cuda or mps-model")
+    value = parse_number(text)
+    if value is None or not math.isfinite(value):
+        raise UsageError('invalid --memory-fraction "%s": expected a finite number such as 0.8' % text)
+    return float(value)
 
 
 def parse_argv(argv):
@@ -317,7 +330,7 @@ def parse_argv(argv):
     check_member("data", data, ["random", "ones", "zeros"])
     check_member("program", program, ["fill", "offload"])
     o = {"device": device, "data": data, "program": program, "cap_bytes": None, "offload_bytes": None,
-         "step_delay": 0.0, "hello_only": hello_only}
+         "step_delay": 0.0, "hello_only": hello_only, "memory_fraction": None}
     o["step_bytes"] = float_multiple("--step", size_option("--step"))
     if "--cap" in given:
         o["cap_bytes"] = size_option("--cap")
@@ -333,6 +346,8 @@ def parse_argv(argv):
     for flag in ("--recommended-max", "--model-ram"):
         if flag in given:  # device is not mps-model here (refused above)
             raise UsageError("%s applies only to --device mps-model" % flag)
+    if "--memory-fraction" in given:
+        o["memory_fraction"] = memory_fraction_option(given["--memory-fraction"], device)
     if "--step-delay" in given:
         delay = given["--step-delay"]
         plain = parse_number(delay)
@@ -398,6 +413,9 @@ class CpuDevice:
     def empty_cache(self):
         pass
 
+    def set_memory_fraction(self, fraction):
+        raise UsageError("--memory-fraction applies only to --device mps, cuda or mps-model")
+
     def max_allowed(self):
         return None
 
@@ -437,6 +455,12 @@ class CudaDevice:
     def empty_cache(self):
         torch.cuda.empty_cache()
 
+    def set_memory_fraction(self, fraction):
+        # torch/cuda/memory.py: _lazy_init(), then TypeError unless a float, ValueError("Invalid
+        # fraction value: F. Allowed range: 0~1"), then torch._C._cuda_setMemoryFraction: a limit of
+        # F x the device's total memory.
+        torch.cuda.set_per_process_memory_fraction(fraction, self.dev)
+
     def max_allowed(self):
         return None
 
@@ -465,7 +489,8 @@ class MpsDevice:
         backends = getattr(torch, "backends", None)
         if not (backends is not None and hasattr(backends, "mps") and backends.mps.is_available()):
             raise UsageError("MPS is not available: this torch (%s) was built without MPS, or this Mac has no "
-                             "usable Metal GPU (Apple silicon and macOS 14 or newer are needed)"
+                             "usable Metal GPU (Apple silicon and macOS 14 or newer are needed by current PyTorch; "
+                             "releases before 2.12 ran on 12.3+)"
                              % torch.__version__)
         mps = getattr(torch, "mps", None)
         if mps is None or not hasattr(mps, "current_allocated_memory"):
@@ -499,6 +524,17 @@ class MpsDevice:
 
     def empty_cache(self):
         self.mps.empty_cache()
+
+    def set_memory_fraction(self, fraction):
+        # torch/mps/__init__.py: ValueError("Invalid fraction value: F. Allowed range: 0~2") outside
+        # 0..2, then torch._C._mps_setMemoryFraction -> MPSHooks::setMemoryFraction ->
+        # setHighWatermarkRatio(F): HIGH only, no LOW check; starting the allocator first checks the
+        # PYTORCH_MPS_* variables (RuntimeError "invalid low watermark ratio 1.4" from here).
+        fn = getattr(self.mps, "set_per_process_memory_fraction", None)
+        if fn is None:
+            raise UsageError("--memory-fraction: this torch (%s) has no torch.mps.set_per_process_memory_fraction"
+                             % torch.__version__)
+        fn(fraction)
 
     def max_allowed(self):
         return None  # torch.mps does not say its limit to the byte (only the error text does)
@@ -620,10 +656,32 @@ def usage_fail(out, msg):
     return 2
 
 
+class TorchRefused(Exception):
+    """torch's own refusal of a call the child was asked to make (set_per_process_memory_fraction's
+    ValueError / TypeError): reported with torch's text and class, exit 3, as a c10::Error is."""
+
+    def __init__(self, original):
+        Exception.__init__(self, str(original))
+        self.original = original
+
+
+def apply_memory_fraction(device, fraction):
+    """Before the first allocation, as user code calls it."""
+    try:
+        device.set_memory_fraction(fraction)
+    except (ValueError, TypeError) as e:
+        raise TorchRefused(e)
+
+
 def report_exception(out, e):
     """Reports `e` as an error line; returns the exit code (2 usage, 3 torch / allocation, 1 other)."""
     if isinstance(e, UsageError):
         return usage_fail(out, str(e))
+    if isinstance(e, TorchRefused):
+        text = str(e.original)
+        sys.stderr.write("wmbench_fill.py: %s: %s\n" % (exception_name(e.original), text))
+        out.write(error_message(text, exception_name(e.original)))
+        return 3
     if isinstance(e, (RuntimeError, MemoryError)):
         # RuntimeError: every c10::Error (the CPU allocator's, MPS out of memory, bad watermark
         # ratios), and torch.cuda.OutOfMemoryError / torch.OutOfMemoryError, its subclasses.
@@ -683,6 +741,7 @@ def main(argv):
                  "program": o["program"]}
         if o["program"] == "offload":
             hello["offload_bytes"] = o["offload_bytes"]
+        hello["memory_fraction"] = o["memory_fraction"]  # after offload_bytes, in the C++ child's order
         version = getattr(torch, "version", None)
         hello.update({"child": "python", "python_version": "%d.%d.%d" % tuple(sys.version_info[:3]),
                       "python_executable": sys.executable,
@@ -690,6 +749,8 @@ def main(argv):
                       "torch_file": torch.__file__})
         out.hello(hello)
 
+        if not o["hello_only"] and o["memory_fraction"] is not None:
+            apply_memory_fraction(device, o["memory_fraction"])
         if o["hello_only"]:
             pass  # nothing else: `wmbench info` and `predict` only want the hello
         elif o["program"] == "offload":

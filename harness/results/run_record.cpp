@@ -57,6 +57,7 @@ nlohmann::json to_json(const RunRecord& r) {
       {"child_env", r.child_env},
       {"stages", r.stages},
       {"warnings", r.warnings},
+      {"memory_fraction", o(r.memory_fraction)},
   };
 }
 
@@ -67,7 +68,7 @@ const std::vector<std::string> kRunKeys = {
     "held_bytes", "steps", "step_bytes", "cap_bytes", "max_allowed_bytes", "allocated_bytes", "driver_bytes",
     "recommended_max_bytes", "swap_before_bytes", "swap_after_bytes", "swap_peak_bytes", "swap_end_bytes",
     "peak_footprint_bytes", "peak_sandbox_bytes", "started_utc", "ended_utc", "duration_s", "wait_s",
-    "stop_latency_s", "exit_code", "signal", "trace", "torch_version", "child_env", "stages", "warnings"};
+    "stop_latency_s", "exit_code", "signal", "trace", "torch_version", "child_env", "stages", "warnings", "memory_fraction"};
 
 void check_parsed_error_json(const nlohmann::json& e, const std::string& source, const std::string& path) {
   if (e.is_null()) return;
@@ -151,6 +152,7 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
     r.stages = *st;
   }
   r.warnings = o.string_list("warnings").value_or(std::vector<std::string>{});
+  r.memory_fraction = o.number("memory_fraction", -1e300, 1e300);
   if (unknown)
     for (auto& k : o.unknown_keys(kRunKeys)) unknown->push_back(k);
   return r;

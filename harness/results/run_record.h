@@ -46,6 +46,7 @@ struct RunRecord {
   nlohmann::json child_env = nullptr;  // the PYTORCH_* variables the child saw (its hello)
   nlohmann::json stages = nullptr;  // program "offload": the stage lines
   std::vector<std::string> warnings;
+  std::optional<double> memory_fraction;  // the cell's "memory_fraction", passed to the child (null: none)
 
   std::string file_stem() const;  // "01-default"
 };

@@ -15,8 +15,9 @@ RunRecord begin_record(const PlannedRun& pr, const Scenario& sc, const ResolvedS
   rec.program = sc.program;
   rec.step_bytes = sizes.step;
   rec.cap_bytes = sizes.cap;
+  rec.memory_fraction = pr.cell->memory_fraction;
   rec.trace = "runs/" + rec.file_stem() + ".trace.jsonl";
-  check_cell_env(*pr.cell, rec.label, rec.warnings);
+  check_cell_env(*pr.cell, rec.label, rec.warnings, sc.device);
   return rec;
 }
 

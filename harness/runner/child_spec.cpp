@@ -18,7 +18,8 @@ std::map<std::string, std::string> FillChild::environment(const std::map<std::st
 
 std::vector<std::string> fill_flags(const Scenario& sc, const ResolvedSizes& sizes, const std::string& data,
                                     const std::optional<mpsmodel::ModelledMac>& model,
-                                    const std::string& model_revision) {
+                                    const std::string& model_revision, std::optional<double> memory_fraction,
+                                    std::optional<uint64_t> model_other) {
   std::vector<std::string> f = {"--device", sc.device, "--step", std::to_string(sizes.step), "--data", data};
   if (sizes.cap) f.insert(f.end(), {"--cap", std::to_string(*sizes.cap)});
   if (sc.program != "fill") f.insert(f.end(), {"--program", sc.program});
@@ -29,7 +30,10 @@ std::vector<std::string> fill_flags(const Scenario& sc, const ResolvedSizes& siz
                        std::to_string(model->model_ram), "--model-revision", model_revision});
     if (sizes.step_shrunk && sizes.unscaled_step > sizes.step)
       f.insert(f.end(), {"--model-unscaled-step", std::to_string(sizes.unscaled_step)});
+    if (model_other) f.insert(f.end(), {"--model-other", std::to_string(*model_other)});
   }
+  // The shortest text that reads back as the same double ("0.8", not "0.80000000000000004").
+  if (memory_fraction) f.insert(f.end(), {"--memory-fraction", fmt::format("{}", *memory_fraction)});
   return f;
 }
 

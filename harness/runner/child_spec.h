@@ -56,7 +56,9 @@ class FillChild {
 // ModelParams::tier_scale).
 std::vector<std::string> fill_flags(const Scenario& sc, const ResolvedSizes& sizes, const std::string& data,
                                     const std::optional<mpsmodel::ModelledMac>& model,
-                                    const std::string& model_revision = "current");
+                                    const std::string& model_revision = "current",
+                                    std::optional<double> memory_fraction = std::nullopt,
+                                    std::optional<uint64_t> model_other = std::nullopt);
 
 // Which child, for `run`, `info` and `predict` alike:
 //   --fill PATH          the native child at PATH

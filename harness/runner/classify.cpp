@@ -69,6 +69,7 @@ Classification classify(const SuperviseResult& sup, const ChildReport& child, co
     switch (e.kind) {
       case ErrorKind::InvalidWatermark:
       case ErrorKind::InvalidAllocConf:
+      case ErrorKind::InvalidMemoryFraction:
         c.stopped_by = "config";
         c.detail = fmt::format("PyTorch refused the settings: {}", first_line(text));
         return c;

@@ -5,6 +5,7 @@
 #include "common/files.h"
 #include "common/machine_json.h"
 #include "common/units.h"
+#include "mpsmodel/revision.h"
 #include "runner/stages.h"
 #include "sandbox/sandbox.h"
 
@@ -28,7 +29,10 @@ std::string model_note(const RunnerOptions& opts, const mpsmodel::ModelledMac& m
 // and the revision as the child understood it) comes with its hello (note_child_hello).
 nlohmann::json model_json(const RunnerOptions& opts, const mpsmodel::ModelledMac& m, const ResolvedSizes& sizes) {
   const bool unscaled = sizes.step_shrunk && sizes.unscaled_step > sizes.step;  // fill_flags passes it then
-  return {{"mac_ram_bytes", m.mac_ram},
+  // "version": the model's own (mpsmodel/revision.h kModelVersion), so compare/history can tell
+  // folders of another model apart; the child's hello says it too and wins (note_model_hello).
+  return {{"version", mpsmodel::kModelVersion},
+          {"mac_ram_bytes", m.mac_ram},
           {"model_ram_bytes", m.model_ram},
           {"recommended_max_bytes", m.recommended_max},
           {"free_fraction", m.free_fraction},
@@ -47,6 +51,7 @@ void note_model_hello(nlohmann::json& model, const nlohmann::json& hello_model) 
     if (it != hello_model.end() && (((*it).*is)() || (nullable && it->is_null()))) model[key] = *it;
   };
   copy("revision", &nlohmann::json::is_string, false);
+  copy("version", &nlohmann::json::is_number_unsigned, false);
   copy("other_bytes", &nlohmann::json::is_number_unsigned, false);
   copy("max_buffer_bytes", &nlohmann::json::is_number_unsigned, true);
   copy("tier_scale", &nlohmann::json::is_number, false);

@@ -77,6 +77,7 @@ void load_resume(const std::string& dir, RunnerOptions& o, std::vector<std::stri
 
 void apply_model_revision(const std::string& name, RunnerOptions& o) {
   if (name.empty()) return;
+  // `--model-revision list` is answered by the command (cmd_run.cpp) before anything is loaded.
   std::string valid;
   try {
     valid = mpsmodel::find_revision(name).name;

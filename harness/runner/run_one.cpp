@@ -175,7 +175,8 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   }
   if (is_job && !sandbox) sandbox = JobRun::tracking_cgroup(rec.label);
   SpawnOptions so;
-  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision));
+  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision,
+                                          pr.cell->memory_fraction, s.opts.model_other));
   so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
   so.capture_stdout = true;
   so.max_file_bytes = kMaxStderrLogBytes;  // the stderr log has a bound (a child writing 1 GiB of warnings)

@@ -3,8 +3,11 @@
 #include "common/files.h"
 #include "common/json_input.h"
 #include "common/utf8.h"
+#include "mpsmodel/memory_fraction.h"
+#include "mpsmodel/watermark.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -27,7 +30,7 @@ const std::vector<std::string> kTopKeys = {"name",    "description", "device", "
                                            "resolved", "source"};  // the last two: written by wmbench into scenario.json
 const std::vector<std::string> kGuardKeys = {"swap_budget", "wait_free", "kill_free", "interval",
                                              "check_interval", "wait_free_timeout", "grace"};
-const std::vector<std::string> kCellKeys = {"label", "env", "data", "$comment"};
+const std::vector<std::string> kCellKeys = {"label", "env", "data", "memory_fraction", "$comment"};
 const std::vector<std::string> kData = {"random", "ones", "zeros"};
 const std::vector<std::string> kPrograms = {"fill", "offload", "command"};
 
@@ -200,28 +203,69 @@ std::string label_problem(const std::string& label) {
   return "";
 }
 
-void check_cell_env(const Cell& cell, const std::string& where, std::vector<std::string>& warnings) {
-  std::optional<double> high, low;
+void check_cell_env(const Cell& cell, const std::string& where, std::vector<std::string>& warnings,
+                    const std::string& device) {
   for (const auto& [k, v] : cell.env) {
     if (!is_ratio_var(k)) continue;
-    // PyTorch reads these with strtod and no end-pointer check: the leading number counts,
-    // and text with no leading number reads as 0.0.
+    // PyTorch reads these with strtod and no end-pointer check (MPSAllocator.mm init_allocator:
+    // `strtod(high_watermark_ratio_str, nullptr)`): the leading number counts, and text with no
+    // leading number reads as 0.0.
     const char* s = v.c_str();
     char* end = nullptr;
-    double d = std::strtod(s, &end);
+    const double d = std::strtod(s, &end);
     if (end == s || *end != '\0')
       warnings.push_back(fmt::format("{}: {}=\"{}\" is not a plain number; PyTorch reads it with strtod as {}{}",
-                                     where, k, v, d,
+                                     where, k, v, mpsmodel::format_ratio(d),
                                      (k.find("HIGH") != std::string::npos && d == 0.0) ? " (no upper limit)" : ""));
-    (k.find("HIGH") != std::string::npos ? high : low) = d;
   }
-  // LOW defaults to 1.4 on Apple silicon and may not exceed HIGH (unless HIGH is 0.0).
-  const double h = high.value_or(1.7), l = low.value_or(1.4);
-  if (h != 0.0 && l > h)
+  check_cell_config(cell, where, warnings, device);
+}
+
+void check_cell_config(const Cell& cell, const std::string& where, std::vector<std::string>& warnings,
+                       const std::string& device) {
+  if (cell.memory_fraction && (device == "cuda" || device == "cpu")) {
+    const double f = *cell.memory_fraction;
+    if (device == "cpu")
+      warnings.push_back(fmt::format("{}: memory_fraction {} does not apply to device cpu; the fill child refuses it "
+                                     "and the run will be recorded as stopped by config",
+                                     where, mpsmodel::python_float_repr(f)));
+    else if (auto e = mpsmodel::python_cuda_fraction_error(f))
+      // torch/cuda/memory.py; the native child's C++ call (c10/cuda/CUDACachingAllocator) asserts
+      // "invalid fraction:F. Please set within (0, 1)." instead.
+      warnings.push_back(fmt::format("{}: memory_fraction {} is outside 0..1 (CUDA: a fraction of the device's "
+                                     "memory); PyTorch will refuse it before the first allocation (\"{}\") and the "
+                                     "run will be recorded as stopped by config",
+                                     where, mpsmodel::python_float_repr(f), *e));
+    return;
+  }
+  // The model's own check (mpsmodel::validate), so the warning is the error the model child gives:
+  // pytorch/pytorch aten/src/ATen/mps/MPSAllocator.mm init_allocator calls setHighWatermarkRatio
+  // first (TORCH_CHECK 0.0 <= HIGH <= 2.0, "invalid high watermark ratio <HIGH>") and only then
+  // setLowWatermarkRatio (0.0 <= LOW <= HIGH, or 2.0 when HIGH is 0.0). So HIGH = -0.1 is refused
+  // for HIGH, whatever LOW is.
+  auto cfg = mpsmodel::read_watermark_config_from_map(cell.env);
+  cfg.memory_fraction = cell.memory_fraction;
+  const auto err = mpsmodel::validate(cfg);
+  if (!err) return;
+  if (err->rfind("Invalid fraction value", 0) == 0) {
+    // torch/mps/__init__.py raises this ValueError before the allocator starts.
     warnings.push_back(fmt::format(
-        "{}: LOW {}{} exceeds HIGH {}; PyTorch will refuse it at the first allocation "
-        "(\"invalid low watermark ratio {}\") and the run will be recorded as stopped by config",
-        where, l, low ? "" : " (the default)", h, l));
+        "{}: memory_fraction {} is outside 0..2; PyTorch will refuse it before the first allocation (\"{}\") and "
+        "the run will be recorded as stopped by config",
+        where, mpsmodel::python_float_repr(*cell.memory_fraction), *err));
+    return;
+  }
+  const bool high = err->rfind("invalid high", 0) == 0;
+  const std::string why =
+      high ? fmt::format("HIGH {}{} is outside 0.0..2.0", mpsmodel::format_ratio(cfg.high), cfg.high_set ? "" : " (the default)")
+           : fmt::format("LOW {}{} is outside 0.0..{} ({})", mpsmodel::format_ratio(cfg.low),
+                         cfg.low_set ? "" : " (the default)",
+                         mpsmodel::format_ratio(cfg.high == 0.0 ? mpsmodel::kHighUpperBound : cfg.high),
+                         cfg.high == 0.0 ? "2.0 as HIGH is 0.0" : "LOW may not exceed HIGH");
+  warnings.push_back(fmt::format(
+      "{}: {}; PyTorch will refuse it at the first allocation (\"{}\") and the run will be recorded as stopped by "
+      "config",
+      where, why, *err));
 }
 
 Scenario parse_scenario(const std::string& text, const std::string& source, std::vector<std::string>& warnings) {
@@ -289,6 +333,15 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
       val.fail(where + ".label", fmt::format("value \"{}\" {}; labels become file names: use 1-64 letters, digits, '.', '_', '-', '+'", utf8_sanitize(cell.label, 80), p));
     if (!seen.insert(cell.label).second) val.fail(where + ".label", fmt::format("value \"{}\" is a duplicate; labels must be unique", cell.label));
     if (c.contains("data")) cell.data = val.choice(c, "data", where + ".data", kData, "");
+    if (c.contains("memory_fraction")) {
+      const auto& f = c["memory_fraction"];
+      if (!f.is_number() || !std::isfinite(f.get<double>()))
+        val.fail(where + ".memory_fraction",
+                 fmt::format("value {} is a {}; expected a number such as 0.8 (torch.mps/torch.cuda "
+                             "set_per_process_memory_fraction)",
+                             Validator::show(f), f.type_name()));
+      cell.memory_fraction = f.get<double>();
+    }
     if (c.contains("env")) {
       const auto& e = c["env"];
       if (!e.is_object()) val.fail(where + ".env", fmt::format("value {} is a {}; expected an object of variable: \"value\"", Validator::show(e), e.type_name()));
@@ -308,7 +361,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
         cell.env[it.key()] = it.value().get<std::string>();
       }
     }
-    check_cell_env(cell, fmt::format("{}: {} (\"{}\")", source, where, cell.label), warnings);
+    check_cell_env(cell, fmt::format("{}: {} (\"{}\")", source, where, cell.label), warnings, s.device);
     s.matrix.push_back(std::move(cell));
   }
   try {
@@ -334,6 +387,7 @@ nlohmann::json to_json(const Scenario& s) {
   for (const auto& c : s.matrix) {
     nlohmann::json cell = {{"label", c.label}, {"env", c.env}};
     if (!c.data.empty()) cell["data"] = c.data;
+    if (c.memory_fraction) cell["memory_fraction"] = *c.memory_fraction;
     matrix.push_back(cell);
   }
   nlohmann::json j = {

@@ -23,6 +23,9 @@ struct Cell {
   std::string label;
   std::map<std::string, std::string> env;  // exact variables to set, passed verbatim
   std::string data;                        // "" = the scenario's; else random | ones | zeros
+  // "memory_fraction": F - the children call torch.mps/torch.cuda.set_per_process_memory_fraction(F)
+  // before the first allocation (a JSON number; its range is PyTorch's to refuse, and is warned about).
+  std::optional<double> memory_fraction;
 };
 
 struct GuardSettings {
@@ -64,7 +67,13 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
 std::string label_problem(const std::string& label);
 
 // Checks one cell's environment: warnings for values PyTorch would read as 0.0 and LOW > HIGH.
-void check_cell_env(const Cell& cell, const std::string& where, std::vector<std::string>& warnings);
+// `device`: the scenario's (cuda checks a memory fraction by CUDA's 0..1; "" or mps: MPS's 0..2).
+void check_cell_env(const Cell& cell, const std::string& where, std::vector<std::string>& warnings,
+                    const std::string& device = "");
+// The part of check_cell_env that follows PyTorch's checks in their order (HIGH, then LOW): at most
+// one warning, carrying the text the model child raises (mpsmodel::validate).
+void check_cell_config(const Cell& cell, const std::string& where, std::vector<std::string>& warnings,
+                       const std::string& device = "");
 
 nlohmann::json to_json(const Scenario& s);
 

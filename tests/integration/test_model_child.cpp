@@ -122,7 +122,7 @@ TEST(ModelChild, InvalidBufferSizeOverMaxBufferLength) {
 TEST(ModelChild, BadModelFlagsAreUsageErrors) {
   auto a = child({"--step", "64MiB", "--model-revision", "2.1"}, {});
   EXPECT_EQ(a.r.status, 2);
-  EXPECT_NE(a.r.err.find("allowed: current, private-pool, legacy"), std::string::npos) << a.r.err;
+  EXPECT_NE(a.r.err.find("allowed: current, shared-pool, private-pool, legacy"), std::string::npos) << a.r.err;
   auto b = child({"--step", "64MiB", "--model-unscaled-step", "32MiB"}, {});
   EXPECT_EQ(b.r.status, 2);
   EXPECT_NE(b.r.err.find("smaller than --step"), std::string::npos) << b.r.err;

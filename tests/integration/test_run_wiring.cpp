@@ -88,7 +88,7 @@ TEST(ModelRun, ABadRevisionOrAnotherDeviceIsRefusedBeforeAnyFolder) {
   const std::string t = tmpdir(), out = t + "/out";
   auto bad = run({WMBENCH_BIN, "run", revision_scenario(t), "--model-revision", "2.1", "--out", out}, opts());
   EXPECT_EQ(bad.status, 2);
-  EXPECT_NE(bad.err.find("allowed: current, private-pool, legacy"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("allowed: current, shared-pool, private-pool, legacy"), std::string::npos) << bad.err;
   auto cpu = run({WMBENCH_BIN, "run", revision_scenario(t), "--device", "cpu", "--model-revision", "legacy", "--out", out},
                  opts());
   EXPECT_EQ(cpu.status, 2);

@@ -179,7 +179,7 @@ TEST(HeapModelMessages, PrivatePoolRevisionKeepsIecUnits) {
   EXPECT_EQ(find_revision("private-pool").pool, "private");
   EXPECT_EQ(format_size_for(find_revision("private-pool"), 448 * KiB), "448.00 KiB");
   EXPECT_THROW(find_revision("2.3"), std::invalid_argument);
-  EXPECT_EQ(revision_names(), "current, private-pool, legacy");
+  EXPECT_EQ(revision_names(), "current, shared-pool, private-pool, legacy");
 }
 
 TEST(HeapModelMessages, InvalidBufferSizeComesFirst) {

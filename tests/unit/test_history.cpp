@@ -132,13 +132,27 @@ TEST(History, CommittedWatermarkSeriesNamesTheSetupThatDiffers) {
   ASSERT_NE(r.rc, 2) << r.err;
   EXPECT_NE(r.out.find("skipped: " + kResults + "/2026-11-29-cuda-fraction-h200"), std::string::npos) << r.out;
   // By date: the sandboxed run (guard) comes first, then the torch 2.11 pair (cap): the stop
-  // reason changed, and the setup note says why (a 2 GiB sandbox and another cap).
-  EXPECT_NE(r.out.find("! REGRESSION: stop reason changed"), std::string::npos) << r.out;
+  // reason changed because the set-up did (a 2 GiB sandbox, then none): not comparable, a note
+  // and no regression (compare/comparable.h); the setup note says the rest (another cap).
+  EXPECT_EQ(r.out.find("! REGRESSION"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not comparable: the set-up changed (sandbox 2.00 GiB -> none)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("setup differs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("sandbox 2 GiB"), std::string::npos) << r.out;
   // The newest (the 1.13 pair) against the 2.11 pair: the same, as the README says.
   EXPECT_NE(r.out.find("newest (#3) vs #2: no regression."), std::string::npos) << r.out;
   EXPECT_EQ(r.rc, 0);
+}
+
+TEST(History, CommittedFoldersShowNoRegressionCausedByAModelChange) {
+  // `wmbench history results/*/`: the 2026-11-29 watermark folders predate the heap model (no
+  // model version, no tier_scale), the 2026-12-01 one is the heap model: not comparable, exit 0.
+  const auto dirs = folders_under(kResults);
+  auto r = run(dirs);
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not comparable: the model changed (model version older (before the heap model"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(History, ReleaseThatChangesAStopReasonIsARegressionOfTheNewest) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 
 #include "scenario/scenario.h"
 
@@ -120,16 +121,44 @@ TEST(Scenario, NonNumericRatioWarnsThatPyTorchReadsZero) {
 
 TEST(Scenario, LowAboveHighWarnsUnlessHighIsZero) {
   std::vector<std::string> w;
-  Cell c{"x", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.5"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.9"}}, ""};
+  Cell c{"x", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.5"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.9"}}, "", std::nullopt};
   check_cell_env(c, "x", w);
   ASSERT_EQ(w.size(), 1u);
   w.clear();
-  Cell z{"z", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "1.9"}}, ""};
+  Cell z{"z", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "1.9"}}, "", std::nullopt};
   check_cell_env(z, "z", w);
   EXPECT_TRUE(w.empty());
-  Cell d{"d", {}, ""};
+  Cell d{"d", {}, "", std::nullopt};
   check_cell_env(d, "d", w);
   EXPECT_TRUE(w.empty()) << "default 1.7/1.4 is fine";
+}
+
+TEST(Scenario, WarningsFollowPyTorchsCheckOrderHighFirst) {
+  // MPSAllocator.mm init_allocator: setHighWatermarkRatio (0..2) before setLowWatermarkRatio.
+  struct Case {
+    std::map<std::string, std::string> env;
+    std::string quoted;
+  };
+  const std::vector<Case> cases = {
+      {{{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "-0.1"}}, "invalid high watermark ratio -0.1"},
+      {{{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "2.5"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "3"}},
+       "invalid high watermark ratio 2.5"},
+      {{{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "nan"}}, "invalid high watermark ratio nan"},
+      {{{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.8"}}, "invalid low watermark ratio 1.4"},
+      {{{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "2.5"}},
+       "invalid low watermark ratio 2.5"},
+      {{{"PYTORCH_MPS_LOW_WATERMARK_RATIO", "-1"}}, "invalid low watermark ratio -1"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> w;
+    check_cell_env(Cell{"x", c.env, "", std::nullopt}, "x", w);
+    ASSERT_EQ(w.size(), 1u) << c.quoted;
+    EXPECT_NE(w[0].find("(\"" + c.quoted + "\")"), std::string::npos) << w[0];
+  }
+  std::vector<std::string> w;
+  check_cell_env(Cell{"ok", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "2.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "2.0"}}, "", std::nullopt},
+                 "ok", w);
+  EXPECT_TRUE(w.empty()) << "2.0 is inside both bounds";
 }
 
 TEST(Scenario, RoundTripsThroughScenarioJson) {

@@ -10,6 +10,9 @@
 // Only the members device_mps.cpp calls are declared, with PyTorch's exact signatures, so a call
 // with a wrong name, argument list or constness fails this check as it would on a Mac.
 // getRecommendedMaxMemory() is in the header from torch 2.5 on (pytorch/pytorch#128289).
+// setMemoryFraction(double) const: aten/src/ATen/mps/MPSHooks.h overrides it as
+// `void setMemoryFraction(double ratio) const override;` (2.0 on; MPSHooks.mm calls
+// getIMPSAllocator()->setHighWatermarkRatio(ratio)), read with the search tool for issue 23.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +27,7 @@ struct MPSHooksInterface {
   virtual size_t getCurrentAllocatedMemory() const;
   virtual size_t getDriverAllocatedMemory() const;
   virtual size_t getRecommendedMaxMemory() const;
+  virtual void setMemoryFraction(double ratio) const;
 };
 
 namespace detail {

@@ -1,0 +1,106 @@
+// The scenario's warnings (scenario/scenario.cpp check_cell_env) against what the model child
+// (wmbench-fill --device mps-model) actually raises, over a grid of HIGH/LOW pairs: negatives,
+// 0.0, 2.0, above 2.0, NaN, and strings strtod reads only in part. PyTorch checks HIGH first
+// (pytorch/pytorch aten/src/ATen/mps/MPSAllocator.mm init_allocator: setHighWatermarkRatio, then
+// setLowWatermarkRatio), so a warning must quote exactly the error the child gives, and a setting
+// the child runs must not be warned about as refused.
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "proc_util.h"
+#include "scenario/scenario.h"
+
+using namespace wmbt;
+using nlohmann::json;
+
+namespace {
+
+struct ChildOutcome {
+  int status = -1;
+  std::optional<std::string> error;  // the error line's text
+  std::string out, err;
+};
+
+ChildOutcome run_model(const std::map<std::string, std::string>& env, const std::vector<std::string>& extra = {}) {
+  RunOpts o;
+  o.set_env = env;
+  for (const char* k : {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO"})
+    if (!env.count(k)) o.unset_env.push_back(k);
+  o.timeout = 60;
+  std::vector<std::string> argv = {WMBENCH_FILL_BIN, "--device", "mps-model", "--step", "4MiB", "--cap", "4MiB",
+                                   "--recommended-max", "1GiB"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  const Result r = run(argv, o);
+  ChildOutcome c{r.status, std::nullopt, r.out, r.err};
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const json j = json::parse(line);
+    if (j.value("type", "") == "error") c.error = j.value("text", "");
+  }
+  return c;
+}
+
+// The text a "refused" warning quotes: ... ("<text>") and the run ...
+std::optional<std::string> quoted_refusal(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) {
+    const auto a = w.find("first allocation (\"");
+    if (a == std::string::npos) continue;
+    const auto b = w.find("\") and the run", a);
+    if (b == std::string::npos) continue;
+    const auto start = a + std::string("first allocation (\"").size();
+    return w.substr(start, b - start);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
+  // nullopt: the variable is not set (PyTorch's defaults, HIGH 1.7 and LOW 1.4).
+  const std::vector<std::optional<std::string>> values = {
+      std::nullopt, "-0.1", "0.0", "0.5", "1.4", "2.0", "2.0000001", "2.5", "0.8abc", "abc", "", "nan"};
+  int refused = 0, ran = 0;
+  for (const auto& high : values)
+    for (const auto& low : values) {
+      wmb::Cell cell;
+      cell.label = "grid";
+      if (high) cell.env["PYTORCH_MPS_HIGH_WATERMARK_RATIO"] = *high;
+      if (low) cell.env["PYTORCH_MPS_LOW_WATERMARK_RATIO"] = *low;
+      std::vector<std::string> warnings;
+      wmb::check_cell_env(cell, "grid", warnings);
+      const auto warned = quoted_refusal(warnings);
+      const ChildOutcome c = run_model(cell.env);
+      const std::string what = "HIGH=" + high.value_or("<unset>") + " LOW=" + low.value_or("<unset>");
+      if (c.status == 0) {
+        ++ran;
+        EXPECT_FALSE(warned) << what << ": the child ran, yet the warning says it will be refused: " << *warned;
+        EXPECT_FALSE(c.error) << what;
+      } else {
+        ++refused;
+        EXPECT_EQ(c.status, 3) << what << "\n" << c.out << c.err;
+        ASSERT_TRUE(c.error) << what << "\n" << c.out;
+        ASSERT_TRUE(warned) << what << ": the child raised \"" << *c.error << "\" with no warning";
+        EXPECT_EQ(*warned, *c.error) << what;
+      }
+    }
+  // The grid holds both kinds (a test that cannot fail would not).
+  EXPECT_GT(ran, 10);
+  EXPECT_GT(refused, 60);
+}
+
+TEST(ModelWarningsGrid, HighIsCheckedBeforeLow) {
+  wmb::Cell cell{"neg", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "-0.1"}}, "", std::nullopt};
+  std::vector<std::string> w;
+  wmb::check_cell_env(cell, "neg", w);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("(\"invalid high watermark ratio -0.1\")"), std::string::npos) << w[0];
+  EXPECT_EQ(w[0].find("low watermark"), std::string::npos) << w[0];
+  EXPECT_EQ(run_model(cell.env).error.value_or(""), "invalid high watermark ratio -0.1");
+}
