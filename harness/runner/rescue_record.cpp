@@ -4,7 +4,7 @@ namespace wmb {
 
 std::string rescue_record(const Folder& folder, const std::string& stem, const nlohmann::json& record, std::string& why) {
   const std::string name = stem + ".json.rescued";
-  for (const std::string rel : {"runs/" + name, name}) {
+  for (const std::string& rel : {"runs/" + name, name}) {
     try {
       folder.write_json(rel, record);
       return folder.display(rel);

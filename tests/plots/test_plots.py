@@ -321,8 +321,8 @@ class BadInputTest(PlotTestCase):
 
 
 def _committed_kinds(results):
-    """The newest committed folder of each kind (scenario, program, device): the charts differ by
-    kind, not by folder, so one folder of each renders (each chart type once, on real data)."""
+    """The newest committed folder of each kind (program, device): the charts differ by kind, not
+    by folder or scenario name, so one folder of each renders (each chart type once, on real data)."""
     newest = {}
     for n in sorted(os.listdir(results)):
         d = os.path.join(results, n)
@@ -330,7 +330,7 @@ def _committed_kinds(results):
             continue
         with open(os.path.join(d, "scenario.json")) as f, open(os.path.join(d, "machine.json")) as g:
             scenario, machine = json.load(f), json.load(g)
-        newest[(scenario.get("name"), scenario.get("program", "fill"), machine.get("device"))] = n
+        newest[(scenario.get("program", "fill"), machine.get("device"))] = n
     return sorted(newest.values())
 
 
