@@ -118,6 +118,11 @@ class TableMd : public Exporter {
       const auto& g = groups[label];
       const RunRecord& first = *g.front();
       std::string env = describe_env(first.env);
+      // The limit set the way code sets it (set_per_process_memory_fraction), beside the variables.
+      if (first.memory_fraction) {
+        const std::string f = fmt::format("memory_fraction {}", *first.memory_fraction);
+        env = first.env.empty() ? f : env + ", " + f;
+      }
       if (first.data != "random") env += ", data " + first.data;
       std::string setting = env == label ? md_code(label) : fmt::format("{} ({})", md_code(label), md_escape(env));
       if (g.size() == 1) {

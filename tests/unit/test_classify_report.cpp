@@ -208,3 +208,24 @@ TEST(Report, NotAResultFolderIsAClearError) {
   const std::string d = tmpdir();
   EXPECT_THROW(load_report(d), FileError);
 }
+
+TEST(Report, TheTableNamesAMemoryFractionCellsSetting) {
+  // A cell that sets the limit the way code does ("memory_fraction") is named by it, alone or
+  // beside the variables, never as "default".
+  RunRecord alone;
+  alone.index = 1;
+  alone.label = "fraction-0.1";
+  alone.memory_fraction = 0.1;
+  alone.stopped_by = "pytorch";
+  RunRecord both = alone;
+  both.index = 2;
+  both.label = "env-and-fraction";
+  both.env = {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.8"}};
+  both.memory_fraction = 0.8;
+  Report rep;
+  rep.runs = {alone, both};
+  const std::string table = make_table_exporter()->render(rep);
+  EXPECT_NE(table.find("`fraction-0.1` (memory_fraction 0.1)"), std::string::npos) << table;
+  EXPECT_NE(table.find("(HIGH 0.8, LOW unset (1.4), memory_fraction 0.8)"), std::string::npos) << table;
+  EXPECT_EQ(table.find("(default)"), std::string::npos) << table;
+}
