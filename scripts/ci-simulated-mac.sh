@@ -142,8 +142,10 @@ check_tests_use_venv() {
   local rules="$src/build/build.ninja"  # the integration tests' -DWMBENCH_TORCH_PYTHON=... (Ninja)
   grep -qF "WMBENCH_TORCH_PYTHON=\\\"$src/.venv/bin/python\\\"" "$rules" ||
     die "the Python child's tests do not use the venv's python: $(grep -o 'WMBENCH_TORCH_PYTHON=[^ ]*' "$rules" | head -n 1)"
-  (cd "$src/build" && ctest -N -V -R '^plots\.') | grep -qF "$src/.venv/bin/python" ||
-    die "the chart tests (plots.*) do not use the venv's python"
+  # Read whole, then searched: `ctest ... | grep -q` fails under pipefail once grep stops reading early.
+  local listing
+  listing="$(cd "$src/build" && ctest -N -V -R '^plots\.')" || die "ctest -N could not list the chart tests"
+  grep -qF "$src/.venv/bin/python" <<<"$listing" || die "the chart tests (plots.*) do not use the venv's python"
 }
 # The tests that need the machine alone (real swap, a memory cgroup, whole-machine memory pressure:
 # *Exclusive suites, GuardRealSwap, ModelMatrix) are left to .ci/run's stage 1: a Mac skips them
