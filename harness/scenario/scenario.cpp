@@ -196,6 +196,9 @@ std::string label_problem(const std::string& label) {
   for (unsigned char c : label) {
     if (c == '/' || c == '\\') return "contains a path separator";
     if (c < 0x20 || c == 0x7f) return "contains a control character";
+    // A byte of a multi-byte character is never quoted alone: the message stays UTF-8 (a
+    // fuzz_folder finding: "mps\xd6\x88atermark" gave "contains '\xd6'").
+    if (c >= 0x80) return "contains a non-ASCII character";
     if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == '+'))
       return fmt::format("contains '{}'", static_cast<char>(c));
   }
