@@ -121,8 +121,10 @@ check_main() {
   "$src/build/wmbench" check "$newest" >/dev/null || die "wmbench check refused $newest"
   say "main.sh made $(basename "$newest"), which wmbench check accepts"
   # Moved out of results/: the tests read the committed folders there (History tests compare them).
-  mkdir -p "$sim/runs"
-  mv "$newest" "$sim/runs/" || die "could not move $newest out of results/"
+  # Each step's run in its own folder: two steps make folders of the same name (the -2 after a
+  # committed folder of the same date), and mv refuses to move a folder over a non-empty one.
+  mkdir -p "$sim/runs/$log"
+  mv "$newest" "$sim/runs/$log/" || die "could not move $newest out of results/"
 }
 fresh_setup() { rm -rf "$src/.venv" "$FAKE_BREW_PREFIX"; }
 
