@@ -11,19 +11,9 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh" --target wmbench --target wmbench-fill
-if [[ "$(uname -s)" == Darwin && -z "${WMBENCH_PYTHON:-}" ]]; then
-  # The charts: set-up installs matplotlib into the venv; python3 on a Mac (the Command Line
-  # Tools' 3.9) has none.
-  venv="${WMBENCH_VENV:-$root/.venv}"
-  if [[ -x "$venv/bin/python" ]]; then export WMBENCH_PYTHON="$venv/bin/python"; fi
-fi
-made_swap=""
-cleanup() { if [[ -n "$made_swap" ]]; then bash "$root/scripts/swapfile.sh" off "$made_swap" || true; fi; }
-trap cleanup EXIT
-if [[ "$(uname -s)" == Linux && "$(id -u)" == 0 && -z "$(swapon --noheadings --show=NAME 2>/dev/null)" ]]; then
-  if bash "$root/scripts/swapfile.sh" on 4096 /var/tmp/wmbench-main.swap; then
-    made_swap=/var/tmp/wmbench-main.swap
-  fi
-fi
+# shellcheck source=scripts/lib/run-env.sh
+source "$root/scripts/lib/run-env.sh"
+use_venv_python "$root"
+swap_for_run "$root" 4096 /var/tmp/wmbench-main.swap || true  # without swap the run says what it runs instead
 cd "$root"
 "$root/build/wmbench" run "$@"

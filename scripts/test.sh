@@ -32,22 +32,11 @@ if [[ -z "$jobs" ]]; then
 fi
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "test: WMBENCH_TEST_JOBS=$jobs: allowed is a whole number, 1 or more" >&2; exit 2; }
 
-if [[ "$(uname -s)" == Darwin && -z "${WMBENCH_PYTHON:-}" ]]; then
-  # The charts that `wmbench run` draws in the integration tests: the venv has matplotlib.
-  venv="${WMBENCH_VENV:-$root/.venv}"
-  if [[ -x "$venv/bin/python" ]]; then export WMBENCH_PYTHON="$venv/bin/python"; fi
-fi
-
-swap_made=""
-cleanup() { if [[ -n "$swap_made" ]]; then bash "$root/scripts/swapfile.sh" off "$swap_made" || true; fi; }
-trap cleanup EXIT
-if [[ "$(uname -s)" == Linux && "$(id -u)" == 0 && -z "$(swapon --noheadings --show=NAME 2>/dev/null)" ]]; then
-  if bash "$root/scripts/swapfile.sh" on 2048 /var/tmp/wmbench-test.swap; then
-    swap_made=/var/tmp/wmbench-test.swap
-  else
-    echo "test: no swap could be made; the real-swap tests will say they are skipped" >&2
-  fi
-fi
+# shellcheck source=scripts/lib/run-env.sh
+source "$root/scripts/lib/run-env.sh"
+use_venv_python "$root"  # the charts that `wmbench run` draws in the integration tests
+swap_for_run "$root" 2048 /var/tmp/wmbench-test.swap ||
+  echo "test: no swap could be made; the real-swap tests will say they are skipped" >&2
 cd "$build"
 echo "test: ctest with $jobs at once (WMBENCH_TEST_JOBS)"
 ctest --output-on-failure --timeout 1200 --parallel "$jobs" "$@"

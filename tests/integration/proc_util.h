@@ -27,6 +27,32 @@
 
 namespace wmbt {
 
+// The machine's swap (SwapTotal of /proc/meminfo), 0 where there is none or no /proc.
+inline uint64_t swap_total_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string k, unit;
+  uint64_t v = 0;
+  while (in >> k >> v) {
+    std::getline(in, unit);
+    if (k == "SwapTotal:") return v * 1024;
+  }
+  return 0;
+}
+
+// Why a real-swap test (a memory cgroup and at least min_swap bytes of swap) cannot run here, or "".
+inline std::string real_swap_skip_reason(uint64_t min_swap) {
+#if !defined(__linux__)
+  (void)min_swap;
+  return "Linux only: a memory cgroup, a swapfile and /proc/meminfo";
+#else
+  if (::geteuid() != 0) return "not root: a memory cgroup cannot be made (CI runs as root)";
+  if (swap_total_bytes() < min_swap)
+    return "less than " + std::to_string(min_swap >> 20) +
+           " MiB of swap: run `sudo scripts/swapfile.sh on` first (scripts/test.sh does)";
+  return "";
+#endif
+}
+
 // This test binary (and so the binaries under test) built with AddressSanitizer?
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kUnderAsan = true;
@@ -151,6 +177,9 @@ struct RunOpts {
   std::string cwd;
   // Called with the pid once started (e.g. to send it a signal); runs on another thread.
   std::function<void(pid_t)> while_running;
+  // The same, with the path of the file its stderr goes to, to wait for what it says
+  // (stderr_says) instead of sleeping.
+  std::function<void(pid_t, const std::string& err_path)> while_running_err;
 };
 
 inline std::string slurp(const std::string& path) {
@@ -187,7 +216,9 @@ inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
     ::_exit(127);
   }
   std::thread side;
+  const std::string err_path = err_t;
   if (o.while_running) side = std::thread([&] { o.while_running(pid); });
+  else if (o.while_running_err) side = std::thread([&] { o.while_running_err(pid, err_path); });
   int status = 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.timeout);
   while (true) {
@@ -240,6 +271,41 @@ inline bool wait_for(const std::function<bool()>& pred, double timeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return pred();
+}
+
+// The state letter of /proc/PID/stat ('S', 'R', 'T' stopped, ...); 0 when gone.
+inline char proc_state(pid_t pid) {
+  const std::string s = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = s.rfind(')');
+  return close == std::string::npos || close + 2 >= s.size() ? 0 : s[close + 2];
+}
+
+// The first child of `parent` (from /proc/*/stat), 0 when none yet.
+inline pid_t child_of(pid_t parent) {
+  if (DIR* d = ::opendir("/proc")) {
+    while (const dirent* e = ::readdir(d)) {
+      const pid_t p = static_cast<pid_t>(std::atoi(e->d_name));
+      if (p <= 0) continue;
+      const std::string s = slurp("/proc/" + std::to_string(p) + "/stat");
+      const auto close = s.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(s.substr(close + 2));
+      char state;
+      int ppid = 0;
+      rest >> state >> ppid;
+      if (ppid == parent) {
+        ::closedir(d);
+        return p;
+      }
+    }
+    ::closedir(d);
+  }
+  return 0;
+}
+
+// Waits until the file at `path` (a child's stderr, RunOpts::while_running_err) contains `text`.
+inline bool stderr_says(const std::string& path, const std::string& text, double timeout) {
+  return wait_for([&] { return slurp(path).find(text) != std::string::npos; }, timeout);
 }
 
 inline bool file_exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }

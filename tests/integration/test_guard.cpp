@@ -16,27 +16,7 @@ namespace {
 const std::string kBin = WMBENCH_BIN;
 const std::string kFill = WMBENCH_FILL_BIN;
 
-uint64_t swap_total() {
-  std::ifstream in("/proc/meminfo");
-  std::string k;
-  uint64_t v;
-  std::string unit;
-  while (in >> k >> v) {
-    std::getline(in, unit);
-    if (k == "SwapTotal:") return v * 1024;
-  }
-  return 0;
-}
-
-// Why the real-swap tests cannot run here, or "".
-std::string real_swap_skip_reason() {
-#if !defined(__linux__)
-  return "Linux only: a memory cgroup, a swapfile and /proc/meminfo";
-#endif
-  if (::geteuid() != 0) return "not root: a memory cgroup cannot be made (CI runs as root)";
-  if (swap_total() < (512ull << 20)) return "less than 512 MiB of swap: run `sudo scripts/swapfile.sh on` first (scripts/test.sh does)";
-  return "";
-}
+std::string real_swap_skip_reason() { return wmbt::real_swap_skip_reason(512ull << 20); }
 
 }  // namespace
 

@@ -413,35 +413,6 @@ TEST(Round2EExclusive, GuardsFreeMemoryWaitEndsAtOnceOnSigint) {
 
 namespace {
 
-// The state letter of /proc/PID/stat ('S', 'R', 'T' stopped, ...); 0 when gone.
-char proc_state(pid_t pid) {
-  const std::string s = slurp("/proc/" + std::to_string(pid) + "/stat");
-  const auto close = s.rfind(')');
-  return close == std::string::npos || close + 2 >= s.size() ? 0 : s[close + 2];
-}
-
-// The first child of `parent` (from /proc/*/stat), 0 when none yet.
-pid_t child_of(pid_t parent) {
-  if (DIR* d = ::opendir("/proc")) {
-    while (const dirent* e = ::readdir(d)) {
-      const pid_t p = static_cast<pid_t>(std::atoi(e->d_name));
-      if (p <= 0) continue;
-      const std::string s = slurp("/proc/" + std::to_string(p) + "/stat");
-      const auto close = s.rfind(')');
-      if (close == std::string::npos) continue;
-      std::istringstream rest(s.substr(close + 2));
-      char state;
-      int ppid = 0;
-      rest >> state >> ppid;
-      if (ppid == parent) {
-        ::closedir(d);
-        return p;
-      }
-    }
-    ::closedir(d);
-  }
-  return 0;
-}
 
 }  // namespace
 

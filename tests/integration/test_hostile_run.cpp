@@ -253,14 +253,21 @@ TEST(HostileGuard, ASetsidDaemonIsStoppedAsRootAndNamedWithout) {
 
 TEST(HostileGuard, TheStopLineSaysWhetherSigkillWasNeeded) {
   // SIGTERM to the guard: it stops the command, which ignores SIGTERM, so SIGKILL follows the grace.
+  // Signalled once the command is there (and, for the first, once its trap is set: it says so
+  // with a file), never after a fixed sleep.
+  const std::string t = tmpdir(), ready = t + "/trap-set";
   RunOpts o;
-  o.while_running = [](pid_t pid) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  o.while_running = [&](pid_t pid) {
+    wait_for([&] { return file_exists(ready); }, 30);
     ::kill(pid, SIGTERM);
   };
-  auto r = run({kBin, "guard", "--grace", "0.5s", "--", "sh", "-c", "trap '' TERM; sleep 30"}, o);
+  auto r = run({kBin, "guard", "--grace", "0.5s", "--", "sh", "-c", "trap '' TERM; : > \"$0\"; sleep 30", ready}, o);
   EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
   EXPECT_TRUE(has(r.err, "SIGKILL was needed")) << r.err;
+  o.while_running = [](pid_t pid) {
+    wait_for([&] { return child_of(pid) != 0; }, 30);  // the guard's handlers are set before it starts the command
+    ::kill(pid, SIGTERM);
+  };
   auto r2 = run({kBin, "guard", "--grace", "2s", "--", "sleep", "30"}, o);
   EXPECT_EQ(r2.status, 128 + SIGTERM) << r2.err;
   EXPECT_TRUE(has(r2.err, "SIGTERM was enough")) << r2.err;

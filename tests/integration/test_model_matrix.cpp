@@ -10,25 +10,9 @@
 
 using namespace wmbt;
 
-namespace {
-uint64_t swap_total() {
-  std::ifstream in("/proc/meminfo");
-  std::string k, unit;
-  uint64_t v;
-  while (in >> k >> v) {
-    std::getline(in, unit);
-    if (k == "SwapTotal:") return v * 1024;
-  }
-  return 0;
-}
-}  // namespace
-
 TEST(ModelMatrixExclusive, MainCommandReproducesTheWriteUpsPatternInASandbox) {
-#if !defined(__linux__)
-  GTEST_SKIP() << "the 2 GiB sandbox is a Linux memory cgroup, and swap is read from /proc/meminfo";
-#endif
-  if (::geteuid() != 0) GTEST_SKIP() << "not root: the 2 GiB sandbox needs a memory cgroup (CI runs as root)";
-  if (swap_total() < (1ull << 30)) GTEST_SKIP() << "less than 1 GiB of swap: run `sudo scripts/swapfile.sh on` (scripts/test.sh does)";
+  // The 2 GiB sandbox is a memory cgroup, and the guard reads swap.
+  if (auto why = real_swap_skip_reason(1ull << 30); !why.empty()) GTEST_SKIP() << why;
   const std::string t = tmpdir();
   RunOpts o;
   o.set_env["WMBENCH_FILL"] = WMBENCH_FILL_BIN;

@@ -167,7 +167,11 @@ TEST(Runner, SigintWritesFinishedRunsMarksTheRestAndResumeFinishes) {
       std::string dir = only_result_dir(t);
       return !dir.empty() && file_exists(dir + "/runs/01-fast.json") && file_exists(dir + "/runs/02-slow.trace.jsonl");
     }, 60));
-    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    // The slow cell is under way once its trace has samples (one each 0.5 s): interrupted mid-fill.
+    wait_for([&] {
+      const std::string trace = slurp(only_result_dir(t) + "/runs/02-slow.trace.jsonl");
+      return std::count(trace.begin(), trace.end(), '\n') >= 2;
+    }, 60);
     ::kill(pid, SIGINT);
   };
   auto r = wmbench({"run", sc, "--out", t, "--no-plots"}, o);

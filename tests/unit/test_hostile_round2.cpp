@@ -33,25 +33,16 @@
 #include "scenario/limits.h"
 #include "scenario/scenario.h"
 
+#include "unit_util.h"
+
 using namespace wmb;
 
 namespace {
 
-std::string tmpdir() {
-  char t[] = "/tmp/wmbench-round2-XXXXXX";
-  return ::mkdtemp(t);
-}
-void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-bool has(const std::string& s, const std::string& piece) { return s.find(piece) != std::string::npos; }
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string tmpdir() { return wmbt_unit::tmpdir("round2"); }
+using wmbt_unit::error_of;
+using wmbt_unit::has;
+using wmbt_unit::put;
 
 Scenario parse(const std::string& text) {
   std::vector<std::string> w;
