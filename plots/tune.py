@@ -16,8 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
-import common as C
+# wmbench runs this script under `python -I` (runner/python_isolated.h), which puts neither this
+# folder nor the current one on sys.path: common.py is found here, by this file's own path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common as C  # noqa: E402
 
 _MIB = 1024.0 * 1024.0
 

@@ -76,7 +76,13 @@ std::optional<FromError> read_from_error(const PredictArgs& a) {
   }
   FromError f;
   f.recommended_max = *rec;
-  f.other = e.other_bytes.value_or(wmb::mpsmodel::kDefaultOtherBytes);
+  try {
+    f.other = wmb::check_other_bytes(e.other_bytes.value_or(wmb::mpsmodel::kDefaultOtherBytes),
+                                     "the pasted error's \"other allocations\"");
+  } catch (const wmb::UnitError& err) {
+    std::cerr << "wmbench predict --from-error: " << err.what() << '\n';
+    return std::nullopt;
+  }
   f.step = e.requested_bytes;
   f.high = a.high;
   f.high_given = a.high_given;
@@ -249,7 +255,8 @@ int run_predict(const PredictArgs& args) {
   }
   if (!a.other.empty()) {
     try {
-      plan.params.other_bytes = wmb::parse_size(a.other, true);  // an explicit --other-allocations wins
+      // an explicit --other-allocations wins
+      plan.params.other_bytes = wmb::check_other_bytes(wmb::parse_size(a.other, true), "--other-allocations");
     } catch (const wmb::UnitError& e) {
       std::cerr << "wmbench predict: --other-allocations: " << e.what() << '\n';
       return wmb::cli::kExitUsage;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/run_setup.h"
 #include "common/files.h"
 #include "common/units.h"
 #include "mpsmodel/revision.h"
@@ -31,37 +32,6 @@ struct RunArgs {
   bool no_plots = false;
   bool command = false;  // --command: the job after -- is the child (runner/child_command.h)
 };
-
-}  // namespace
-
-// --command and the job after "--" into the scenario (program "command"). Throws RunInputError.
-void apply_command_flag(bool command, bool resume, Scenario& s) {
-  const DashArgs& d = args_after_dashes();
-  if (!command && d.present)
-    throw RunInputError("arguments after -- are a command to run, but --command is not given; usage: --command -- CMD ARGS...");
-  if (!command) return;
-  if (resume) {
-    if (d.present) throw RunInputError("--resume DIR runs the folder's own command again; give no -- CMD with it");
-    if (s.program != "command") throw RunInputError("--command --resume: the folder was not made by a command");
-    return;
-  }
-  if (d.args.empty()) throw RunInputError("--command: no command given after --; usage: --command [options] -- CMD ARGS...");
-  s.program = "command";
-  s.command = d.args;
-}
-
-namespace {
-
-// The scenario: --resume DIR's, or the SCENARIO file's. Returns whether it is the main job.
-bool load_scenario_for(const RunArgs& a, RunnerOptions& o, std::vector<std::string>& warnings) {
-  if (!a.resume.empty()) {
-    if (!a.scenario.empty()) throw RunInputError("give either a SCENARIO or --resume DIR, not both");
-    load_resume(a.resume, o, warnings);
-    return false;
-  }
-  o.scenario = load_scenario(find_scenario_file(a.scenario), warnings);
-  return a.scenario.empty();
-}
 
 // Command-line flags override the scenario. Throws UnitError.
 void apply_overrides(const RunArgs& a, Scenario& s) {
@@ -96,40 +66,31 @@ int run_command(const RunArgs& a) {
   o.force = a.force;
   o.draw_plots = !a.no_plots;
   o.allow_env.insert(a.allow_env.begin(), a.allow_env.end());
-  try {
-    if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
-    if (!a.recommended_max.empty()) o.recommended_max = check_model_bytes(parse_size(a.recommended_max), "--recommended-max");
-    if (!a.model_mac_ram.empty()) o.model_mac_ram = check_model_bytes(parse_size(a.model_mac_ram), "--model-mac-ram");
-    const bool main_job = load_scenario_for(a, o, warnings);
-    apply_overrides(a, o.scenario);
-    apply_command_flag(a.command, !a.resume.empty(), o.scenario);
-    if (main_job && a.device.empty()) choose_main_job(o, !a.cap.empty());
-    if (o.scenario.program == "command" && o.ram_limit)
-      o.notes.push_back("--command: your own command is the child, run inside that sandbox; it uses the device it "
-                        "chooses itself (the model and the fill settings above apply to the fill only)");
-    apply_model_revision(a.model_revision, o);
-    if (!a.other_allocations.empty()) {
-      if (o.scenario.device != "mps-model")
-        throw RunInputError("--other-allocations applies only to device mps-model (the model's \"other allocations\")");
-      o.model_other = parse_size(a.other_allocations, true);  // 0: none
-    }
-    apply_python_child_default(o);
-  } catch (const UnitError& e) {
-    std::cerr << "wmbench run: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const RunInputError& e) {
-    std::cerr << "wmbench run: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const ScenarioError& e) {
-    std::cerr << "wmbench run: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const FileError& e) {
-    std::cerr << "wmbench run: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const ProbeError& e) {
-    std::cerr << "wmbench run: cannot read free memory: " << e.what() << "\n";
-    return kExitFail;
-  }
+  if (auto code = input_error_exit("run", [&] {
+      if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
+      if (!a.recommended_max.empty()) o.recommended_max = check_model_bytes(parse_size(a.recommended_max), "--recommended-max");
+      if (!a.model_mac_ram.empty()) o.model_mac_ram = check_model_bytes(parse_size(a.model_mac_ram), "--model-mac-ram");
+      const bool main_job = load_scenario_or_resume(a.scenario, a.resume, o, warnings);
+      apply_overrides(a, o.scenario);
+      apply_command_flag(a.command, !a.resume.empty(), o.scenario);
+      if (main_job && a.device.empty()) choose_main_job(o, !a.cap.empty());
+      note_command_in_sandbox(o);
+      apply_model_revision(a.model_revision, o);
+      if (!a.other_allocations.empty()) {
+        if (o.scenario.device != "mps-model")
+          throw RunInputError("--other-allocations applies only to device mps-model (the model's \"other allocations\")");
+        const uint64_t other = check_other_bytes(parse_size(a.other_allocations, true), "--other-allocations");  // 0: none
+        // A folder is one model: its own other allocations are kept on --resume (load_resume).
+        if (!a.resume.empty() && o.model_other && *o.model_other != other)
+          throw RunInputError(fmt::format("--other-allocations {}: the folder {} was run with {} (machine.json "
+                                          "model.other_bytes); a folder is one model, so resume it without the flag "
+                                          "or start a new folder",
+                                          format_size(other), a.resume, format_size(*o.model_other)));
+        o.model_other = other;
+      }
+      apply_python_child_default(o);
+      }))
+    return *code;
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   return run_matrix(o, std::cout, std::cerr);
 }

@@ -5,8 +5,10 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.h"
+#include "cli/run_setup.h"
 #include "common/files.h"
 #include "common/units.h"
 #include "probe/probe.h"
@@ -24,6 +26,7 @@ struct TuneArgs {
   double resolution = kDefaultTuneResolution;
   int repeat = 1;
   bool command = false, no_plots = false;
+  std::vector<std::string> search_flags_given;  // the policy and guard flags on the command line
 };
 
 double parse_ratio(const std::string& text, const std::string& flag) {
@@ -59,42 +62,25 @@ int tune_command(const TuneArgs& a) {
   o.fill_path = a.fill;
   o.python = a.python;
   o.draw_plots = !a.no_plots;
-  try {
-    t.policy = policy_of(a);
-    if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
-    bool main_job = false;
-    if (!a.resume.empty()) {
-      if (!a.scenario.empty()) throw RunInputError("give either a SCENARIO or --resume DIR, not both");
-      load_resume(a.resume, o, warnings);
-    } else {
-      o.scenario = load_scenario(find_scenario_file(a.scenario), warnings);
-      main_job = a.scenario.empty();
-    }
-    if (!a.timeout.empty()) o.scenario.timeout = parse_duration(a.timeout);
-    if (!a.swap_budget.empty()) o.scenario.guard.swap_budget = parse_size_expr(a.swap_budget);
-    apply_command_flag(a.command, !a.resume.empty(), o.scenario);
-    if (main_job) choose_main_job(o, false);
-    if (o.scenario.program == "command" && o.ram_limit)
-      o.notes.push_back("--command: your own command is the child, run inside that sandbox; it uses the device it "
-                        "chooses itself (the model and the fill settings above apply to the fill only)");
-    apply_model_revision("", o);
-    apply_python_child_default(o);
-  } catch (const UnitError& e) {
-    std::cerr << "wmbench tune: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const RunInputError& e) {
-    std::cerr << "wmbench tune: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const ScenarioError& e) {
-    std::cerr << "wmbench tune: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const FileError& e) {
-    std::cerr << "wmbench tune: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const ProbeError& e) {
-    std::cerr << "wmbench tune: cannot read free memory: " << e.what() << "\n";
-    return kExitFail;
-  }
+  if (auto code = input_error_exit("tune", [&] {
+      // One search runs under one policy and one guard: a resumed folder's come from its tune.json
+      // and scenario.json; a flag that would change them half-way is refused, not ignored.
+      if (!a.resume.empty() && !a.search_flags_given.empty())
+        throw RunInputError(fmt::format("--resume {}: {} cannot change a search half-way (its policy is in tune.json, "
+                                        "its guard in scenario.json); resume without them, or start a new search",
+                                        a.resume, fmt::join(a.search_flags_given, ", ")));
+      t.policy = policy_of(a);
+      if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
+      const bool main_job = load_scenario_or_resume(a.scenario, a.resume, o, warnings);
+      if (!a.timeout.empty()) o.scenario.timeout = parse_duration(a.timeout);
+      if (!a.swap_budget.empty()) o.scenario.guard.swap_budget = parse_size_expr(a.swap_budget);
+      apply_command_flag(a.command, !a.resume.empty(), o.scenario);
+      if (main_job) choose_main_job(o, false);
+      note_command_in_sandbox(o);
+      apply_model_revision("", o);
+      apply_python_child_default(o);
+      }))
+    return *code;
   for (const auto& w : warnings)  // a new search replaces the scenario's matrix: its cells' warnings do not apply
     if (!a.resume.empty() || w.find(": matrix[") == std::string::npos) std::cerr << "warning: " << w << "\n";
   return run_tune(std::move(t), std::cout, std::cerr);
@@ -119,7 +105,11 @@ Registrar reg{Command{11, [](CLI::App& app, int& exit_code) {
   c->add_option("--python", a->python, "Run the Python fill child under this interpreter");
   c->add_option("--ram-limit", a->ram_limit, "Linux: run each child in a memory cgroup of this size (needs root and swap)");
   c->add_flag("--no-plots", a->no_plots, "Do not draw charts at the end");
-  c->callback([a, &exit_code] { exit_code = tune_command(*a); });
+  c->callback([a, c, &exit_code] {
+    for (const char* f : {"--resolution", "--bracket", "--tolerance", "--repeat", "--low", "--timeout", "--swap-budget"})
+      if (c->count(f) > 0) a->search_flags_given.push_back(f);
+    exit_code = tune_command(*a);
+  });
 }}};
 
 }  // namespace

@@ -42,9 +42,6 @@ struct DashArgs {
 DashArgs& args_after_dashes();
 // main(): splits argv as said above; returns the argc to parse.
 int split_after_dashes(int argc, char** argv);
-// `--command` of run and tune (cmd_run.cpp): the job after "--" into `s` (program "command");
-// with --resume the folder's own command. Throws RunInputError naming what is wrong.
-void apply_command_flag(bool command, bool resume, Scenario& s);
 void refuse_empty_values(CLI::App& app);
 
 // Exit codes shared by the subcommands.

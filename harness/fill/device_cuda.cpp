@@ -44,11 +44,13 @@ class CudaDevice final : public FillDevice {
 #ifdef WMB_CUDA_STATS
     // Before the first allocation the caching allocator has no state for the device and torch
     // 2.11 throws "Invalid device argument" (seen on the H200): nothing is allocated yet then.
-    if (!allocated_once_) return DeviceStats{0, 0};
+    if (!allocated_once_) return DeviceStats{0, 0, 0};
     const auto s = c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index());
-    // Index 0 is the aggregate over all pools (StatType::AGGREGATE) in 1.13 and 2.x alike.
+    // Index 0 is the aggregate over all pools (StatType::AGGREGATE) in 1.13 and 2.x alike; `peak`
+    // is torch.cuda.max_memory_allocated (c10/cuda/CUDACachingAllocator.h: Stat{current, peak, ...}).
     return DeviceStats{static_cast<uint64_t>(s.allocated_bytes[0].current),
-                       static_cast<uint64_t>(s.reserved_bytes[0].current)};
+                       static_cast<uint64_t>(s.reserved_bytes[0].current),
+                       static_cast<uint64_t>(s.allocated_bytes[0].peak)};
 #else
     return DeviceStats{};
 #endif

@@ -41,8 +41,35 @@
 #define WMB_MPS_HAS_RECOMMENDED_MAX 1
 #endif
 
+// The allocator's peak: c10::DeviceAllocator (c10/core/CachingDeviceAllocator.h, PyTorch #138222,
+// in releases from 2.9) has `getDeviceStats(DeviceIndex)`, whose allocated_bytes[0].peak the MPS
+// allocator fills from its m_current_allocated_memory Stat (MPSAllocator.h: "tracked as a Stat to
+// expose current/peak/accumulated allocated bytes"). The MPS allocator became a DeviceAllocator
+// only with PyTorch #186748 (June 2026); before that the dynamic_cast below finds none, which is
+// what torch.accelerator.memory_stats does too (getDeviceAllocator: dynamic_cast<DeviceAllocator*>).
+#if (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)) && \
+    __has_include(<c10/core/CachingDeviceAllocator.h>)
+#include <c10/core/CachingDeviceAllocator.h>
+#define WMB_MPS_HAS_DEVICE_ALLOCATOR 1
+#endif
+
 namespace wmb::fill {
 namespace {
+
+// allocated_bytes.all.peak of the MPS allocator, or nothing where this release keeps none.
+std::optional<uint64_t> allocator_peak() {
+#ifdef WMB_MPS_HAS_DEVICE_ALLOCATOR
+  try {
+    auto* a = dynamic_cast<c10::DeviceAllocator*>(c10::GetAllocator(at::kMPS));
+    if (a == nullptr) return std::nullopt;  // before #186748: the MPS allocator is a plain c10::Allocator
+    return static_cast<uint64_t>(a->getDeviceStats(0).allocated_bytes[0].peak);
+  } catch (const c10::Error&) {
+    return std::nullopt;  // TORCH_CHECK_NOT_IMPLEMENTED in a release that declares but lacks it
+  }
+#else
+  return std::nullopt;
+#endif
+}
 
 class MpsDevice final : public FillDevice {
  public:
@@ -63,8 +90,10 @@ class MpsDevice final : public FillDevice {
 
   DeviceStats stats() override {
     const auto& hooks = at::detail::getMPSHooks();
-    return DeviceStats{static_cast<uint64_t>(hooks.getCurrentAllocatedMemory()),
-                       static_cast<uint64_t>(hooks.getDriverAllocatedMemory())};
+    DeviceStats s{static_cast<uint64_t>(hooks.getCurrentAllocatedMemory()),
+                  static_cast<uint64_t>(hooks.getDriverAllocatedMemory()), std::nullopt};
+    s.peak = allocator_peak();
+    return s;
   }
 
   std::optional<uint64_t> recommended_max() override {

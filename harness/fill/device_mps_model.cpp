@@ -92,6 +92,7 @@ class MpsModelDevice final : public FillDevice {
       model_.free(id);
       raise_like_pytorch(model_.oom_text(model_.allocation_size(bytes)));
     }
+    peak_ = std::max(peak_, model_.in_use_bytes());
     switch (data) {
       case DataKind::Random: fill_random(p, n, 0x6d70732d6d6f64ull + (++seed_counter_)); break;
       case DataKind::Ones: fill_value(p, n, 1.0f); break;
@@ -107,6 +108,7 @@ class MpsModelDevice final : public FillDevice {
     DeviceStats s;
     s.allocated = model_.in_use_bytes();  // current_allocated_memory: the buffers in use
     s.driver = model_.driver();           // driver_allocated_memory: heaps + other
+    s.peak = peak_;                       // m_current_allocated_memory.peak (MPSAllocator.h: a c10 Stat)
     return s;
   }
 
@@ -142,6 +144,7 @@ class MpsModelDevice final : public FillDevice {
   uint64_t recommended_max_;
   mpsmodel::MpsAllocatorModel model_;
   uint64_t seed_counter_ = 0;
+  uint64_t peak_ = 0;  // the most in use at once, as the allocator's Stat counts it at each malloc
 };
 
 }  // namespace

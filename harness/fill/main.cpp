@@ -134,6 +134,7 @@ void run_fill(FillDevice& device, const FillOptions& o, ProtocolOut& out, std::v
                {"held_bytes", held_bytes},
                {"allocated_bytes", opt_json(st.allocated)},
                {"driver_bytes", opt_json(st.driver)},
+               {"allocator_peak_bytes", opt_json(st.peak)},
                {"step_seconds", secs}});
     if (fits()) sleep_seconds(o.step_delay);
   }

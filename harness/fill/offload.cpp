@@ -21,6 +21,7 @@ void emit_stage(ProtocolOut& out, FillDevice& device, const char* name, uint64_t
              {"held_bytes", held},
              {"allocated_bytes", opt_json(st.allocated)},
              {"driver_bytes", opt_json(st.driver)},
+             {"allocator_peak_bytes", opt_json(st.peak)},
              {"footprint_bytes", opt_json(self_footprint_bytes())}});
   // Hold still a moment so the parent's own footprint sample (taken when it reads this line)
   // sees this stage and not the next one.

@@ -402,7 +402,7 @@ class CpuDevice:
         return t
 
     def stats(self):
-        return self.live, None
+        return self.live, None, None  # the CPU allocator keeps no peak
 
     def recommended_max(self):
         return None
@@ -443,8 +443,10 @@ class CudaDevice:
         # The C++ child reports 0/0 before the first allocation (torch 2.11's allocator has no state
         # for the device then); do the same.
         if not self.allocated_once:
-            return 0, 0
-        return int(torch.cuda.memory_allocated(self.dev)), int(torch.cuda.memory_reserved(self.dev))
+            return 0, 0, 0
+        # peak: torch.cuda.max_memory_allocated, allocated_bytes.all.peak (torch/cuda/memory.py).
+        return (int(torch.cuda.memory_allocated(self.dev)), int(torch.cuda.memory_reserved(self.dev)),
+                int(torch.cuda.max_memory_allocated(self.dev)))
 
     def recommended_max(self):
         return int(torch.cuda.get_device_properties(self.dev).total_memory)
@@ -463,6 +465,23 @@ class CudaDevice:
 
     def max_allowed(self):
         return None
+
+
+def mps_peak():
+    """allocated_bytes.all.peak of the MPS allocator, or None where this torch keeps none for MPS.
+    torch.mps has no max_memory_allocated; torch.accelerator.memory_stats (torch/accelerator/memory.py)
+    reads torch._C._accelerator_getDeviceStats, which reaches the MPS allocator only once it is a
+    c10::DeviceAllocator (PyTorch #186748, June 2026); before that it raises (getDeviceAllocator's
+    assert), and before the first allocation it returns an empty dict."""
+    acc = getattr(torch, "accelerator", None)
+    fn = getattr(acc, "memory_stats", None) if acc is not None else None
+    if fn is None:
+        return None
+    try:
+        v = fn().get("allocated_bytes.all.peak")
+    except (RuntimeError, AttributeError, TypeError):
+        return None
+    return int(v) if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
 
 
 class MpsDevice:
@@ -507,7 +526,7 @@ class MpsDevice:
         return t
 
     def stats(self):
-        return int(self.mps.current_allocated_memory()), int(self.mps.driver_allocated_memory())
+        return int(self.mps.current_allocated_memory()), int(self.mps.driver_allocated_memory()), mps_peak()
 
     def recommended_max(self):
         fn = getattr(self.mps, "recommended_max_memory", None)
@@ -591,18 +610,18 @@ def run_fill(device, o, out, held):
         held.append(t)
         held_bytes += step
         index += 1
-        allocated, driver = device.stats()
+        allocated, driver, peak = device.stats()
         out.write({"type": "step", "index": index, "held_bytes": held_bytes, "allocated_bytes": allocated,
-                   "driver_bytes": driver, "step_seconds": secs})
+                   "driver_bytes": driver, "allocator_peak_bytes": peak, "step_seconds": secs})
         if fits() and o["step_delay"] > 0:
             time.sleep(o["step_delay"])
     out.write({"type": "done", "reason": "cap", "held_bytes": held_bytes})
 
 
 def emit_stage(out, device, name, held):
-    allocated, driver = device.stats()
+    allocated, driver, peak = device.stats()
     out.write({"type": "stage", "name": name, "held_bytes": held, "allocated_bytes": allocated,
-               "driver_bytes": driver, "footprint_bytes": self_footprint_bytes()})
+               "driver_bytes": driver, "allocator_peak_bytes": peak, "footprint_bytes": self_footprint_bytes()})
     # Hold still a moment so the parent's own footprint sample (taken when it reads this line)
     # sees this stage and not the next one.
     time.sleep(0.3)

@@ -38,6 +38,7 @@ nlohmann::json to_json(const RunRecord& r) {
       {"max_allowed_bytes", o(r.max_allowed_bytes)},
       {"allocated_bytes", o(r.allocated_bytes)},
       {"driver_bytes", o(r.driver_bytes)},
+      {"allocator_peak_bytes", o(r.allocator_peak_bytes)},
       {"recommended_max_bytes", o(r.recommended_max_bytes)},
       {"swap_before_bytes", r.swap_before_bytes},
       {"swap_after_bytes", r.swap_after_bytes},
@@ -66,7 +67,7 @@ const std::vector<std::string> kStopClasses = {"guard", "pytorch", "config", "ca
 const std::vector<std::string> kRunKeys = {
     "index", "label", "repeat", "env", "device", "data", "program", "stopped_by", "detail", "error_text", "error",
     "held_bytes", "steps", "step_bytes", "cap_bytes", "max_allowed_bytes", "allocated_bytes", "driver_bytes",
-    "recommended_max_bytes", "swap_before_bytes", "swap_after_bytes", "swap_peak_bytes", "swap_end_bytes",
+    "allocator_peak_bytes", "recommended_max_bytes", "swap_before_bytes", "swap_after_bytes", "swap_peak_bytes", "swap_end_bytes",
     "peak_footprint_bytes", "peak_sandbox_bytes", "started_utc", "ended_utc", "duration_s", "wait_s",
     "stop_latency_s", "exit_code", "signal", "trace", "torch_version", "child_env", "stages", "warnings", "memory_fraction"};
 
@@ -121,6 +122,7 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
   r.max_allowed_bytes = o.bytes("max_allowed_bytes");
   r.allocated_bytes = o.bytes("allocated_bytes");
   r.driver_bytes = o.bytes("driver_bytes");
+  r.allocator_peak_bytes = o.bytes("allocator_peak_bytes");
   r.recommended_max_bytes = o.bytes("recommended_max_bytes");
   r.swap_before_bytes = o.bytes("swap_before_bytes").value_or(0);
   r.swap_after_bytes = o.bytes("swap_after_bytes").value_or(0);

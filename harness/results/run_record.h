@@ -30,6 +30,9 @@ struct RunRecord {
   std::optional<uint64_t> max_allowed_bytes;
   std::optional<uint64_t> allocated_bytes;
   std::optional<uint64_t> driver_bytes;
+  // The allocator's own peak of allocated bytes over the run (allocated_bytes.all.peak), where the
+  // child's release keeps one (harness/fill/device.h, DeviceStats::peak); null elsewhere.
+  std::optional<uint64_t> allocator_peak_bytes;
   std::optional<uint64_t> recommended_max_bytes;
   uint64_t swap_before_bytes = 0, swap_after_bytes = 0, swap_peak_bytes = 0;
   std::optional<uint64_t> swap_end_bytes;  // after the child was gone

@@ -40,6 +40,7 @@ void from_child(RunRecord& rec, const ChildReport& report) {
   rec.steps = report.steps;
   rec.allocated_bytes = report.allocated_bytes;
   rec.driver_bytes = report.driver_bytes;
+  rec.allocator_peak_bytes = report.allocator_peak_bytes;
   if (report.hello) {
     const auto& h = *report.hello;
     if (h.contains("recommended_max_bytes") && h["recommended_max_bytes"].is_number())

@@ -19,8 +19,8 @@ namespace {
 
 constexpr double kChartTimeout = 600;  // one chart script
 
-// The chart `name` (table, traces) is claimed only when both its files are there as regular
-// files inside the folder (Folder: no link followed), not because python said 0.
+}  // namespace
+
 bool chart_present(const std::string& dir, const std::string& name) {
   try {
     Folder f(dir);
@@ -33,8 +33,6 @@ bool chart_present(const std::string& dir, const std::string& name) {
     return false;
   }
 }
-
-}  // namespace
 
 void draw_charts(const std::string& dir, std::ostream& out, std::ostream& err) {
   const std::string plots = find_repo_file("plots/table.py");

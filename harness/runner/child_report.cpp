@@ -36,6 +36,7 @@ void check_message(const std::string& type, const nlohmann::json& msg) {
     o.bytes("held_bytes");
     o.bytes("allocated_bytes");
     o.bytes("driver_bytes");
+    o.bytes("allocator_peak_bytes");
     o.no_null("step_seconds");
     o.number("step_seconds", 0, 1e9);
   } else if (type == "error") {
@@ -66,6 +67,10 @@ std::string cut_text(const std::string& s) {
 }
 
 }  // namespace
+
+void ChildReport::note_peak(std::optional<uint64_t> peak) {
+  if (peak) allocator_peak_bytes = std::max(allocator_peak_bytes.value_or(0), *peak);
+}
 
 void ChildReport::warn(const std::string& text) {
   if (warnings.size() >= kMaxChildWarnings) {
@@ -103,6 +108,7 @@ ChildReport::Absorbed ChildReport::absorb(const nlohmann::json& msg) {
       if (auto h = u64(msg, "held_bytes")) held_bytes = *h;
       allocated_bytes = u64(msg, "allocated_bytes");
       driver_bytes = u64(msg, "driver_bytes");
+      note_peak(u64(msg, "allocator_peak_bytes"));
     } else if (type == "error") {
       if (!error_text) {
         error_text = cut_text(msg["text"].get<std::string>());
@@ -120,6 +126,7 @@ ChildReport::Absorbed ChildReport::absorb(const nlohmann::json& msg) {
       if (auto h = u64(msg, "held_bytes")) held_bytes = *h;
       allocated_bytes = u64(msg, "allocated_bytes");
       driver_bytes = u64(msg, "driver_bytes");
+      note_peak(u64(msg, "allocator_peak_bytes"));
     } else if (type == "limit") {
       exact_max_allowed = u64(msg, "max_allowed_bytes");
     } else if (type == "warning") {

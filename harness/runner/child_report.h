@@ -30,6 +30,7 @@ struct ChildReport {
   uint64_t held_bytes = 0;
   std::optional<uint64_t> allocated_bytes;
   std::optional<uint64_t> driver_bytes;
+  std::optional<uint64_t> allocator_peak_bytes;  // the highest "allocator_peak_bytes" any line gave
   std::optional<std::string> error_text;
   std::optional<std::string> error_exception;
   std::optional<std::string> done_reason;
@@ -53,6 +54,9 @@ struct ChildReport {
   Absorbed absorb_line(std::string_view line, bool cut = false);
   // A warning of the parent's about the child's output (bounded in number, UTF-8 made safe).
   void warn(const std::string& text);
+  // A line's allocator peak: the record keeps the highest (the allocator's peak never falls
+  // unless reset, which the children do not do; a lower one is a child's mistake, not news).
+  void note_peak(std::optional<uint64_t> peak);
 };
 
 // Splits a byte stream (the child's stdout pipe) into lines of at most max_line bytes: a longer

@@ -23,11 +23,13 @@ std::string why_not_run(const SessionEnd& end) {
 
 int finish(const RunnerOptions& opts, Prepared& prep, const SessionEnd& end, std::ostream& out, std::ostream& err) {
   const std::string& dir = prep.dir;
+  // A folder of the user's own command resumes only with --command (cli/run_setup.cpp).
+  const std::string resume = "wmbench run --resume " + dir + (opts.scenario.program == "command" ? " --command" : "");
   int exit_code = end.exit_code;
   prep.machine["ended_utc"] = utc_now_iso();
   if (!end.write_error.empty()) {
     err << "wmbench run: " << end.write_error << "\n"
-        << "  The runs written before are intact in " << dir << "; `wmbench run --resume " << dir
+        << "  The runs written before are intact in " << dir << "; `" << resume
         << "` finishes the rest once there is room.\n";
     exit_code = 1;
   }
@@ -48,8 +50,8 @@ int finish(const RunnerOptions& opts, Prepared& prep, const SessionEnd& end, std
   out << "Results: " << dir << " (summary.json, table.md, results.csv, runs/)\n";
   if (opts.draw_plots && !end.interrupted_by) draw_charts(dir, out, err);
   if (end.interrupted_by) {
-    err << fmt::format("wmbench run: stopped by {}; finished runs are in {}; `wmbench run --resume {}` runs the rest\n",
-                       signal_name(end.interrupted_by), dir, dir);
+    err << fmt::format("wmbench run: stopped by {}; finished runs are in {}; `{}` runs the rest\n",
+                       signal_name(end.interrupted_by), dir, resume);
     return 128 + end.interrupted_by;
   }
   // A signal while the charts were drawn: every run is recorded, but wmbench was stopped (128+N).

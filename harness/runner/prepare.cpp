@@ -115,11 +115,7 @@ std::unique_ptr<HeldFolder> new_result_folder(const RunnerOptions& opts) {
 nlohmann::json scenario_as_run(const Scenario& sc, const Plan& plan, const ResolvedSizes& sizes) {
   nlohmann::json j = to_json(sc);
   nlohmann::json m = nlohmann::json::array();
-  for (const auto* c : plan.cells) {
-    nlohmann::json cell = {{"label", c->label}, {"env", c->env}};
-    if (!c->data.empty()) cell["data"] = c->data;
-    m.push_back(cell);
-  }
+  for (const auto* c : plan.cells) m.push_back(to_json(*c));
   j["matrix"] = m;
   j["resolved"] = {{"ram_bytes", sizes.ram},
                    {"step_bytes", sizes.step},

@@ -61,6 +61,16 @@ void load_resume(const std::string& dir, RunnerOptions& o, std::vector<std::stri
     } catch (const UnitError& e) {
       throw RunInputError(fmt::format("--resume {}: {}", dir, e.what()));
     }
+    // The child's "other allocations" as it said them (its hello, machine.json model.other_bytes):
+    // the resumed cells run with the same, whatever the default is now.
+    const auto other = machine["model"].find("other_bytes");
+    if (other != machine["model"].end() && other->is_number_integer()) {
+      try {
+        o.model_other = check_other_bytes(size_or(machine["model"], "other_bytes", 0), "machine.json model.other_bytes");
+      } catch (const UnitError& e) {
+        throw RunInputError(fmt::format("--resume {}: {}", dir, e.what()));
+      }
+    }
     const auto rev = machine["model"].find("revision");
     if (rev != machine["model"].end() && !rev->is_null()) {
       if (!rev->is_string())

@@ -108,5 +108,8 @@ void note_child_hello(nlohmann::json& machine, const nlohmann::json& hello, bool
 
 // charts.cpp: plots/table.py and plots/traces.py on the folder, python started without a shell.
 void draw_charts(const std::string& dir, std::ostream& out, std::ostream& err);
+// The chart `name` (table, traces, tune) is claimed only when both its files are there as regular
+// files inside the folder (Folder: no link followed), not because python said 0.
+bool chart_present(const std::string& dir, const std::string& name);
 
 }  // namespace wmb

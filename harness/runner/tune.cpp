@@ -1,5 +1,6 @@
 #include "runner/tune.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <ostream>
 
@@ -8,10 +9,12 @@
 #include "common/files.h"
 #include "common/interrupt.h"
 #include "common/units.h"
+#include "common/utf8.h"
 #include "results/report.h"
 #include "runner/run_error.h"
 #include "runner/stages.h"
 #include "runner/tune_chart.h"
+#include "scenario/scenario.h"
 
 namespace wmb {
 namespace {
@@ -24,7 +27,9 @@ std::optional<double> env_ratio(const RunRecord& r, const char* key) {
   if (it == r.env.end()) return std::nullopt;
   char* end = nullptr;
   const double v = std::strtod(it->second.c_str(), &end);
-  if (end == it->second.c_str() || *end) return std::nullopt;
+  // "nan", "inf" (a hostile folder's records): no setting of this search (NaN == NaN is false, and
+  // each would be a setting of its own, using up the probes).
+  if (end == it->second.c_str() || *end || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -121,6 +126,16 @@ int run_tune(TuneOptions o, std::ostream& out, std::ostream& err) {
         throw RunRefused(e.what());
       }
     } else {
+      // Only the PYTORCH_MPS_* ratios are searched: on another device they change nothing and every
+      // probe would end alike ("nothing to set"). A command chooses its device itself.
+      if (opts.scenario.program != "command" && opts.scenario.device != "mps" && opts.scenario.device != "mps-model")
+        throw RunRefused(fmt::format("tune searches PYTORCH_MPS_HIGH/LOW_WATERMARK_RATIO, which do nothing on device "
+                                     "{}; tune the fill on mps (mps-model off a Mac), or your own job with --command",
+                                     opts.scenario.device), 2);
+      // The folder's scenario name must be one its readers accept (64 characters at most).
+      if (const std::string why = label_problem("tune-" + opts.scenario.name); !why.empty())
+        throw RunRefused(fmt::format("the scenario name \"{}\" is too long for a tune folder (\"tune-\" + the name {})",
+                                     utf8_sanitize(opts.scenario.name, 64), why), 2);
       opts.scenario.name = "tune-" + opts.scenario.name;
       opts.scenario.repeats = 1;  // each run of a setting is a cell of its own (tune_policy.h)
       opts.scenario.matrix = {probe_cell(1, next_tune_step(o.policy, {}))};
@@ -163,9 +178,13 @@ int run_tune(TuneOptions o, std::ostream& out, std::ostream& err) {
     folder.write_json("tune.json", tune_json(sum));
     const std::string readme = folder.exists("README.md") ? folder.read("README.md") : "";
     folder.write_atomic("README.md", tune_readme_head(sum) + "\n" + readme);
-    draw_tune_chart(prep.dir, opts.draw_plots, out, err);
+    if (!interrupt_signal()) draw_tune_chart(prep.dir, opts.draw_plots, out, err);
     out << "\n" << sum.said << "\n";
-    if (!sum.end) out << "Continue the search with: wmbench tune --resume " << prep.dir << "\n";
+    if (!sum.end)
+      out << "Continue the search with: wmbench tune --resume " << prep.dir
+          << (opts.scenario.program == "command" ? " --command" : "") << "\n";
+    // A signal during the chart (or after the last probe) ends tune as it ends run: 128+N.
+    if (code == 0 && interrupt_signal()) return 128 + interrupt_signal();
     return code != 0 ? code : (sum.end ? 0 : 1);
   } catch (const RunRefused& e) {
     err << "wmbench tune: " << e.what() << "\n";

@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include "runner/locate.h"
+#include "runner/python_isolated.h"
 #include "runner/runner.h"
 #include "runner/short_command.h"
+#include "runner/stages.h"
+#include "spawn/process.h"
 
 namespace wmb {
 
@@ -22,11 +25,15 @@ void draw_tune_chart(const std::string& dir, bool draw, std::ostream& out, std::
     out << "Tune chart: no python3 with matplotlib found; with it, run: python3 " << script << " " << dir << "\n";
     return;
   }
-  CommandOutput r = run_short_command({py, script, dir}, 600, "");
-  if (r.ok())
+  // Isolated as the run's charts are (python_isolated.h: -I, no PYTHON* variables, run in "/"), and
+  // claimed only when its files are there.
+  CommandOutput r = run_short_command(isolated_python_argv(py, {script, absolute_for_child(dir)}), 600, "",
+                                      isolated_python_env(current_environment()), kPythonCwd);
+  if (r.ok() && chart_present(dir, "tune"))
     out << "Tune chart: " << dir << "/plots/tune.png (and .svg)\n";
   else
-    err << fmt::format("wmbench tune: chart tune.py failed ({}); draw it with: {} {} {}\n", r.failure(), py, script, dir);
+    err << fmt::format("wmbench tune: chart tune.py failed ({}); draw it with: {} {} {}\n",
+                       r.ok() ? "it exited 0 but plots/tune.png/.svg are not there" : r.failure(), py, script, dir);
 }
 
 }  // namespace wmb

@@ -22,6 +22,10 @@ std::string tune_policy_problem(const TunePolicy& p) {
                        ratio_text(p.top - p.bottom));
   if (p.resolution < 0.001) return fmt::format("--resolution {} is below 0.001, the step ratios are rounded to", p.resolution);
   if (p.repeat < 1 || p.repeat > 20) return fmt::format("--repeat {} must be from 1 to 20", p.repeat);
+  // A stored size is at most 2^62 (json_input.h): a hostile tune.json's 2^63 would turn negative
+  // in the swap comparison (int64) and make every probe unclean.
+  if (p.tolerance > (uint64_t{1} << 62))
+    return fmt::format("the tolerance {} bytes is above 2^62 bytes, the largest size a folder holds", p.tolerance);
   if (!(p.low_factor > 0 && p.low_factor <= 1))
     return fmt::format("--low {} must be above 0 and at most 1 (LOW = factor x HIGH; PyTorch refuses LOW above HIGH)", p.low_factor);
   return "";

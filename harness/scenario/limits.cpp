@@ -31,6 +31,13 @@ unsigned long long check_model_bytes(unsigned long long bytes, const std::string
   return bytes;
 }
 
+unsigned long long check_other_bytes(unsigned long long bytes, const std::string& what) {
+  if (bytes > kMaxModelBytes)
+    throw UnitError(fmt::format("{} {} is above {} (the most a modelled Mac can have)", what, format_size(bytes),
+                                format_size(kMaxModelBytes)));
+  return bytes;
+}
+
 double check_interval(double seconds, const std::string& what) {
   if (!(seconds >= kMinIntervalSeconds))
     throw UnitError(fmt::format("{} {} s is below the smallest interval of {} s", what, seconds, kMinIntervalSeconds));

@@ -27,6 +27,10 @@ constexpr unsigned long long kMaxModelBytes = 1ull << 50;
 constexpr unsigned long long kMaxSimulatedSteps = 1ull << 16;
 
 unsigned long long check_model_bytes(unsigned long long bytes, const std::string& what);
+// The model's "other allocations" (--other-allocations of run and predict, a pasted error's, a
+// resumed folder's machine.json model.other_bytes): 0 (none) to kMaxModelBytes, so that limit +
+// other + a step never overflows.
+unsigned long long check_other_bytes(unsigned long long bytes, const std::string& what);
 
 // 0..100 and a number (NaN is refused: every comparison with it is false).
 double check_percent(double v, const std::string& what);

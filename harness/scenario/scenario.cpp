@@ -385,14 +385,16 @@ Scenario load_scenario(const std::string& path, std::vector<std::string>& warnin
   return parse_scenario(text, path, warnings);
 }
 
+nlohmann::json to_json(const Cell& c) {
+  nlohmann::json cell = {{"label", c.label}, {"env", c.env}};
+  if (!c.data.empty()) cell["data"] = c.data;
+  if (c.memory_fraction) cell["memory_fraction"] = *c.memory_fraction;
+  return cell;
+}
+
 nlohmann::json to_json(const Scenario& s) {
   nlohmann::json matrix = nlohmann::json::array();
-  for (const auto& c : s.matrix) {
-    nlohmann::json cell = {{"label", c.label}, {"env", c.env}};
-    if (!c.data.empty()) cell["data"] = c.data;
-    if (c.memory_fraction) cell["memory_fraction"] = *c.memory_fraction;
-    matrix.push_back(cell);
-  }
+  for (const auto& c : s.matrix) matrix.push_back(to_json(c));
   nlohmann::json j = {
       {"name", s.name},
       {"description", s.description},

@@ -76,6 +76,10 @@ void check_cell_config(const Cell& cell, const std::string& where, std::vector<s
                        const std::string& device = "");
 
 nlohmann::json to_json(const Scenario& s);
+// One matrix cell as the scenario format has it (label, env, and data / memory_fraction when set):
+// the one writer of cells, for to_json and for a folder's scenario.json (runner/prepare.cpp), so
+// that no key of a cell is lost from the folder (a --resume would run the cell without it).
+nlohmann::json to_json(const Cell& c);
 
 // The closest of `candidates` to `word` (edit distance <= 3), or "".
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);

@@ -212,14 +212,51 @@ TEST(CommandChild, AScenarioCanNameTheCommand) {
   Tmp t;
   const auto sc = scenario(t.path, "named", R"({"name": "named", "device": "cpu", "program": "command",
     "command": ["sh", "-c", "exit 0"], "matrix": [{"label": "a"}]})");
+  // Runs only when the user says so: a scenario's command is not started without --command.
   auto r = wmbench({"run", sc, "--no-plots", "--out", t.path + "/out"});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "the scenario runs a command of its own: [\"sh\",\"-c\",\"exit 0\"]; it runs only with --command"))
+      << r.err;
+  EXPECT_FALSE(file_exists(t.path + "/out")) << "no folder was made";
+  r = wmbench({"run", sc, "--command", "--no-plots", "--out", t.path + "/out"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_EQ(read_json(only_result_dir(t.path + "/out") + "/runs/01-a.json")["stopped_by"], "finished");
+  const std::string dir = only_result_dir(t.path + "/out");
+  EXPECT_EQ(read_json(dir + "/runs/01-a.json")["stopped_by"], "finished");
+  // Nor a downloaded folder's, on --resume (its scenario.json names the command).
+  ASSERT_EQ(::unlink((dir + "/runs/01-a.json").c_str()), 0);
+  r = wmbench({"run", "--resume", dir, "--no-plots"});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "the folder to resume runs a command of its own")) << r.err;
+  EXPECT_FALSE(file_exists(dir + "/runs/01-a.json")) << "nothing ran";
+  r = wmbench({"run", "--resume", dir, "--command", "--no-plots"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(read_json(dir + "/runs/01-a.json")["stopped_by"], "finished");
   const auto bad = scenario(t.path, "bad", R"({"name": "bad", "device": "cpu", "program": "command",
     "command": [], "matrix": [{"label": "a"}]})");
   r = wmbench({"run", bad, "--out", t.path + "/out2"});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "command")) << r.err;
+}
+
+// tune refuses, before any folder, what would give a meaningless or unreadable search: a device
+// the MPS ratios do nothing on, a name too long for its folder, and flags that would change a
+// resumed search half-way.
+TEST(CommandTune, RefusesWhatWouldMakeAMeaninglessSearch) {
+  Tmp t;
+  auto r = wmbench({"tune", job_scenario(t.path), "--no-plots", "--out", t.path + "/out"});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "which do nothing on device cpu")) << r.err;
+  EXPECT_FALSE(file_exists(t.path + "/out")) << "no folder was made";
+  const std::string name(60, 'n');
+  const auto long_name = scenario(t.path, "long", R"({"name": ")" + name + R"(", "device": "mps-model",
+    "matrix": [{"label": "a"}]})");
+  r = wmbench({"tune", long_name, "--no-plots", "--out", t.path + "/out"});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "too long for a tune folder")) << r.err;
+  EXPECT_FALSE(file_exists(t.path + "/out")) << "no folder was made";
+  r = wmbench({"tune", "--resume", t.path, "--repeat", "2", "--timeout", "1m"});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "--repeat, --timeout cannot change a search half-way")) << r.err;
 }
 
 // tune with a job whose outcome depends on the ratio: a clean PyTorch error at HIGH <= 0.9, some
@@ -309,9 +346,11 @@ esac
   auto r = wmbench({"tune", job_scenario(t.path), "--command", "--no-plots", "--out", t.path + "/out", "--", job});
   EXPECT_EQ(r.status, 128 + SIGINT) << r.out << r.err;
   const std::string dir = only_result_dir(t.path + "/out");
-  EXPECT_TRUE(has(r.out, "wmbench tune --resume " + dir)) << r.out;
+  EXPECT_TRUE(has(r.out, "wmbench tune --resume " + dir + " --command")) << r.out;
   EXPECT_TRUE(read_json(dir + "/tune.json")["answer"].is_null());
   r = wmbench({"tune", "--resume", dir, "--no-plots"});
+  EXPECT_EQ(r.status, 2) << "a folder's command runs only with --command: " << r.out << r.err;
+  r = wmbench({"tune", "--resume", dir, "--command", "--no-plots"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const auto tune = read_json(dir + "/tune.json");
   EXPECT_EQ(tune["outcome"], "found") << tune.dump(2);
@@ -324,23 +363,11 @@ esac
 
 namespace {
 
-uint64_t swap_total_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string k, unit;
-  uint64_t v = 0;
-  while (in >> k >> v) {
-    std::getline(in, unit);
-    if (k == "SwapTotal:") return v * 1024;
-  }
-  return 0;
-}
-
 }  // namespace
 
 // Real swap in a memory cgroup: run alone (ctest runs *Exclusive suites one at a time).
 TEST(CommandSwapExclusive, AJobThatAllocatesPastTheSandboxSwapsAndIsStoppedByTheGuard) {
-  if (::geteuid() != 0) GTEST_SKIP() << "not root: a memory cgroup cannot be made";
-  if (swap_total_bytes() < (1ull << 30)) GTEST_SKIP() << "less than 1 GiB of swap (sudo scripts/swapfile.sh on)";
+  if (auto why = real_swap_skip_reason(1ull << 30); !why.empty()) GTEST_SKIP() << why;
   Tmp t;
   const auto job = script(t.path, "swap.sh",
                           "#!/bin/sh\npython3 -c 'import time; x = bytearray(700 << 20); time.sleep(60)'\n");

@@ -2,6 +2,8 @@
 // memory_fraction cell gives max allowed = F x recommended max to the byte, F = 0.8 with no LOW
 // runs, HIGH = 0.8 alone by environment is still a config error. And `predict`: --other-allocations
 // changes the stop where the source says it does, --from-error reads a pasted message.
+#include <unistd.h>
+
 #include <cmath>
 #include <map>
 #include <string>
@@ -58,6 +60,37 @@ TEST(MemoryFractionScenario, FractionSetsHighOnlyToTheByte) {
   const auto machine = read_json(dir + "/machine.json");
   EXPECT_EQ(machine["model"]["other_bytes"], MiB);
   EXPECT_EQ(machine["model"]["version"], 2);
+}
+
+TEST(MemoryFractionScenario, AResumeRunsTheFoldersCellsWithTheirFractionAndOtherAllocations) {
+  // The folder's scenario.json keeps each cell's memory_fraction, and machine.json the model's
+  // other allocations: a resumed cell runs as the first session ran it, not with the defaults.
+  const uint64_t rec = 256 * MiB;
+  const std::string t = tmpdir();
+  auto first = wmbench({"run", kScenarios + "memory-fraction.json", "--device", "mps-model", "--recommended-max",
+                        std::to_string(rec), "--step", "8MiB", "--cap", "1GiB", "--other-allocations", "1MiB", "--only",
+                        "fraction-0.8,fraction-0.5", "--out", t, "--no-plots"});
+  ASSERT_EQ(first.status, 0) << first.out << first.err;
+  const std::string dir = only_result_dir(t);
+  std::map<std::string, double> fraction;
+  const auto folder_scenario = read_json(dir + "/scenario.json");  // kept: a range-for over a temporary's member dangles
+  for (const auto& c : folder_scenario["matrix"])
+    if (c.contains("memory_fraction")) fraction[c["label"].get<std::string>()] = c["memory_fraction"].get<double>();
+  EXPECT_EQ(fraction, (std::map<std::string, double>{{"fraction-0.8", 0.8}, {"fraction-0.5", 0.5}}));
+  // As if the session had ended before the second cell: its record and trace are gone.
+  ASSERT_EQ(::unlink((dir + "/runs/02-fraction-0.5.json").c_str()), 0);
+  ::unlink((dir + "/runs/02-fraction-0.5.trace.jsonl").c_str());
+  auto other = wmbench({"run", "--resume", dir, "--other-allocations", "2MiB", "--no-plots"});
+  EXPECT_EQ(other.status, 2) << other.out << other.err;
+  EXPECT_TRUE(has(other.err, "was run with 1024.00 KiB")) << other.err;
+  auto resumed = wmbench({"run", "--resume", dir, "--no-plots"});
+  ASSERT_EQ(resumed.status, 0) << resumed.out << resumed.err;
+  const auto rerun = read_json(dir + "/runs/02-fraction-0.5.json");
+  EXPECT_EQ(rerun["memory_fraction"], 0.5) << rerun.dump(2);
+  EXPECT_EQ(rerun["stopped_by"], "pytorch") << rerun.dump(2);
+  EXPECT_EQ(rerun["max_allowed_bytes"], static_cast<uint64_t>(0.5 * static_cast<double>(rec))) << rerun.dump(2);
+  EXPECT_NE(rerun["error_text"].get<std::string>().find("other allocations: 1024.00 KiB"), std::string::npos)
+      << rerun["error_text"];
 }
 
 TEST(MemoryFractionScenario, OtherAllocationsOnlyForTheModel) {

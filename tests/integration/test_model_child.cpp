@@ -71,6 +71,31 @@ TEST(ModelChild, ANewGiBHeapEndsTheFillAndShowsAboveMaxAllowed) {
   EXPECT_EQ(model["other_bytes"], 448 * 1024);
 }
 
+TEST(ModelChild, TheAllocatorPeakIsTheMostInUseAtOnce) {
+  // The MPS allocator's m_current_allocated_memory Stat (MPSAllocator.h) keeps its peak when
+  // buffers are freed: in the offload program the device bytes fall once moved to the CPU, the
+  // peak stays at what was on the device. A fill refused by the limit peaks at what it held.
+  // HIGH = LOW = 1.0 of 2 GiB: room for the 1 GiB heap the first 16 MiB buffer makes.
+  auto off = child({"--step", "16MiB", "--program", "offload", "--offload-size", "64MiB", "--recommended-max", "2GiB"},
+                   {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "1.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "1.0"}});
+  ASSERT_EQ(off.r.status, 0) << off.r.out << off.r.err;
+  std::map<std::string, json> stage;
+  for (const auto& s : off.of("stage")) stage[s.value("name", "")] = s;
+  ASSERT_TRUE(stage.count("on_device") && stage.count("moved_to_cpu")) << off.r.out;
+  EXPECT_EQ(stage["on_device"]["allocated_bytes"], 64 * MiB) << off.r.out;
+  EXPECT_EQ(stage["on_device"]["allocator_peak_bytes"], 64 * MiB) << off.r.out;
+  EXPECT_EQ(stage["moved_to_cpu"]["allocated_bytes"], 0u) << off.r.out;
+  EXPECT_EQ(stage["moved_to_cpu"]["allocator_peak_bytes"], 64 * MiB) << off.r.out;
+
+  auto fill = child({"--step", "32MiB", "--cap", "512MiB", "--recommended-max", "1GiB", "--model-unscaled-step",
+                     "512MiB"},
+                    k03);
+  EXPECT_EQ(fill.r.status, 3) << fill.r.out << fill.r.err;
+  const auto steps = fill.of("step");
+  ASSERT_EQ(steps.size(), 9u) << fill.r.out;
+  for (size_t i = 0; i < steps.size(); ++i) EXPECT_EQ(steps[i]["allocator_peak_bytes"], (i + 1) * 32 * MiB) << steps[i];
+}
+
 TEST(ModelChild, SandboxStepKeepsTheUnscaledStepsTier) {
   // 32 MiB standing for 512 MiB: one exact heap a step, so 9 steps fit under 0.3 x 1 GiB.
   auto scaled = child({"--step", "32MiB", "--cap", "512MiB", "--recommended-max", "1GiB", "--model-unscaled-step",

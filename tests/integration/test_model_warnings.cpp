@@ -127,3 +127,32 @@ TEST(ModelWarningsGrid, HighIsCheckedBeforeLow) {
   EXPECT_EQ(w[0].find("low watermark"), std::string::npos) << w[0];
   EXPECT_EQ(run_model(cell.env).error.value_or(""), "invalid high watermark ratio -0.1");
 }
+
+TEST(ModelWarningsGrid, PyTorchsOwnTextsForSomeCells) {
+  // Pinned from MPSAllocator.mm itself, not from mpsmodel::validate (which both the grid's sides
+  // use): init_allocator checks `m_high_watermark_ratio >= 0.0 && <= 2.0` ("invalid high watermark
+  // ratio " << ratio), then LOW `>= 0.0 && <= (HIGH == 0.0 ? 2.0 : HIGH)` ("invalid low watermark
+  // ratio " << ratio); both read with strtod (a string it cannot read is 0.0), printed as an
+  // ostream prints a double (6 significant digits: 2.0000001 is "2").
+  using Env = std::map<std::string, std::string>;
+  const std::string H = "PYTORCH_MPS_HIGH_WATERMARK_RATIO", L = "PYTORCH_MPS_LOW_WATERMARK_RATIO";
+  const std::vector<std::pair<Env, std::string>> cases = {
+      {{}, ""},
+      {{{H, "-0.1"}, {L, "2.5"}}, "invalid high watermark ratio -0.1"},
+      {{{H, "2.5"}}, "invalid high watermark ratio 2.5"},
+      {{{H, "2.0000001"}}, "invalid high watermark ratio 2"},
+      {{{H, "nan"}}, "invalid high watermark ratio nan"},
+      {{{H, "0.5"}}, "invalid low watermark ratio 1.4"},
+      {{{H, "0.0"}, {L, "2.5"}}, "invalid low watermark ratio 2.5"},
+      {{{H, "0.0"}, {L, "2.0"}}, ""},
+      {{{H, "0.8abc"}, {L, "0.8abc"}}, ""},
+      {{{H, "abc"}}, ""},
+      {{{H, "0.5"}, {L, ""}}, ""},
+  };
+  for (const auto& [env, want] : cases) {
+    const ChildOutcome got = run_model(env);
+    std::string where;
+    for (const auto& [k, v] : env) where += k + "=\"" + v + "\" ";
+    EXPECT_EQ(got.error.value_or(""), want) << where;
+  }
+}

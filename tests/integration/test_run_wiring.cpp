@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <fstream>
+#include <string>
 
 #include "cli_util.h"
 
@@ -116,6 +118,14 @@ TEST(ModelRun, AShrunkStepReachesTheChildUnscaled) {
   const auto run0 = read_json(dir + "/summary.json")["runs"][0];
   EXPECT_EQ(run0["stopped_by"], "cap") << run0.dump(2);
   EXPECT_EQ(run0["driver_bytes"].get<uint64_t>(), run0["held_bytes"].get<uint64_t>() + (448u << 10)) << run0.dump(2);
+  // The allocator's peak reaches the record and results.csv (the fill only grows: peak = held).
+  EXPECT_EQ(run0["allocator_peak_bytes"], run0["held_bytes"]) << run0.dump(2);
+  std::ifstream csv(dir + "/results.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  EXPECT_NE(header.find(",allocator_peak_bytes"), std::string::npos) << header;
+  EXPECT_EQ(row.substr(row.rfind(',') + 1), std::to_string(run0["held_bytes"].get<uint64_t>())) << row;
 }
 
 TEST(PythonRun, MpsModelUnderThePythonChildIsRefusedBeforeAnyFolder) {

@@ -23,25 +23,16 @@
 #include "runner/classify.h"
 #include "scenario/scenario.h"
 
+#include "unit_util.h"
+
 using namespace wmb;
 
 namespace {
 
-std::string tmpdir() {
-  char t[] = "/tmp/wmbench-hostile-XXXXXX";
-  return ::mkdtemp(t);
-}
-void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-bool has(const std::string& s, const std::string& piece) { return s.find(piece) != std::string::npos; }
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string tmpdir() { return wmbt_unit::tmpdir("hostile"); }
+using wmbt_unit::error_of;
+using wmbt_unit::has;
+using wmbt_unit::put;
 
 std::string deep(size_t n) { return std::string(n, '[') + std::string(n, ']'); }
 
@@ -324,6 +315,29 @@ TEST(ChildReportHostile, ValidJsonOfTheWrongTypesIsAWarningNotAnAbort) {
   RunRecord r = sample_run(1, "a");
   r.warnings = c.warnings;
   EXPECT_NO_THROW(run_from_json(parse_json_text(to_json(r).dump(), "r", 1 << 20), "r"));
+}
+
+TEST(ChildReportHostile, TheAllocatorPeakKeptIsTheHighestWellFormedOne) {
+  ChildReport c;
+  EXPECT_FALSE(c.allocator_peak_bytes);  // no line said one: null in the record, never 0
+  EXPECT_TRUE(c.absorb(nlohmann::json{{"type", "step"}, {"index", 1}, {"held_bytes", 64}, {"allocator_peak_bytes", 64}}));
+  EXPECT_TRUE(c.absorb(nlohmann::json{{"type", "stage"}, {"name", "moved"}, {"allocator_peak_bytes", 32}}));
+  EXPECT_EQ(c.allocator_peak_bytes, 64u);  // a lower one later does not lower the peak
+  EXPECT_TRUE(c.absorb(nlohmann::json{{"type", "step"}, {"index", 2}, {"held_bytes", 128}, {"allocator_peak_bytes", nullptr}}));
+  EXPECT_EQ(c.allocator_peak_bytes, 64u);
+  EXPECT_FALSE(c.absorb(nlohmann::json{{"type", "step"}, {"index", 3}, {"held_bytes", 192}, {"allocator_peak_bytes", -1}}));
+  EXPECT_FALSE(c.absorb(nlohmann::json{{"type", "step"}, {"index", 3}, {"held_bytes", 192}, {"allocator_peak_bytes", "1e99"}}));
+  EXPECT_EQ(c.allocator_peak_bytes, 64u);
+  EXPECT_EQ(c.warnings.size(), 2u);
+  EXPECT_TRUE(has(c.warnings[0], "allocator_peak_bytes")) << c.warnings[0];
+  // The record keeps it and reads it back.
+  RunRecord r = sample_run(1, "a");
+  r.allocator_peak_bytes = c.allocator_peak_bytes;
+  const RunRecord back = run_from_json(parse_json_text(to_json(r).dump(), "r", 1 << 20), "r");
+  EXPECT_EQ(back.allocator_peak_bytes, 64u);
+  nlohmann::json bad = to_json(r);
+  bad["allocator_peak_bytes"] = -5;
+  EXPECT_TRUE(has(error_of([&] { run_from_json(bad, "r.json"); }), "allocator_peak_bytes"));
 }
 
 TEST(ChildReportHostile, ALineCutInsideACharacterIsKeptAsSafeText) {

@@ -184,6 +184,11 @@ TEST(TunePolicy, BadPoliciesAreNamed) {
   p = ok;
   p.top = std::nan("");
   EXPECT_NE(why(p), "") << "NaN is never a bracket";
+  p = ok;
+  p.tolerance = uint64_t{1} << 63;  // a hostile tune.json: negative once compared as int64
+  EXPECT_NE(why(p).find("above 2^62"), std::string::npos) << why(p);
+  p.tolerance = uint64_t{1} << 62;
+  EXPECT_EQ(why(p), "");
 }
 
 TEST(TunePolicy, RatioText) {

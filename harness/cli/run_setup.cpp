@@ -1,0 +1,92 @@
+#include "cli/run_setup.h"
+
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "common/files.h"
+#include "common/terminal_text.h"
+#include "common/utf8.h"
+#include "common/units.h"
+#include "probe/probe.h"
+#include "runner/run_input.h"
+#include "runner/runner.h"
+#include "scenario/scenario.h"
+
+namespace wmb::cli {
+namespace {
+
+// The argv as JSON strings on one line ("[\"/bin/sh\", \"-c\", ...]"), cut at 400 characters:
+// quoted, so no word of it reads as wmbench's own text.
+std::string command_for_display(const std::vector<std::string>& argv) {
+  std::string j = nlohmann::json(argv).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (j.size() > 400) j = std::string(utf8_prefix(j, 400)) + "...";
+  return escape_controls_line(j);
+}
+
+}  // namespace
+
+void apply_command_flag(bool command, bool resume, Scenario& s) {
+  const DashArgs& d = args_after_dashes();
+  if (!command && d.present)
+    throw RunInputError("arguments after -- are a command to run, but --command is not given; usage: --command -- CMD ARGS...");
+  // A scenario file or a folder to resume (often someone else's) that names a command to run: it
+  // runs, as root, only when the user says so with --command (nothing runs that they did not name).
+  if (!command && s.program == "command")
+    throw RunInputError(fmt::format("{} runs a command of its own: {}; it runs only with --command (read it first)",
+                                    resume ? "the folder to resume" : "the scenario",
+                                    command_for_display(s.command)));
+  if (!command) return;
+  if (resume) {
+    if (d.present) throw RunInputError("--resume DIR runs the folder's own command again; give no -- CMD with it");
+    if (s.program != "command") throw RunInputError("--command --resume: the folder was not made by a command");
+    return;
+  }
+  if (d.args.empty()) {
+    if (s.program == "command" && !s.command.empty()) return;  // the scenario's own, named by --command
+    throw RunInputError("--command: no command given after --; usage: --command [options] -- CMD ARGS...");
+  }
+  s.program = "command";
+  s.command = d.args;
+}
+
+bool load_scenario_or_resume(const std::string& scenario, const std::string& resume, RunnerOptions& o,
+                             std::vector<std::string>& warnings) {
+  if (!resume.empty()) {
+    if (!scenario.empty()) throw RunInputError("give either a SCENARIO or --resume DIR, not both");
+    load_resume(resume, o, warnings);
+    return false;
+  }
+  o.scenario = load_scenario(find_scenario_file(scenario), warnings);
+  return scenario.empty();
+}
+
+void note_command_in_sandbox(RunnerOptions& o) {
+  if (o.scenario.program == "command" && o.ram_limit)
+    o.notes.push_back("--command: your own command is the child, run inside that sandbox; it uses the device it "
+                      "chooses itself (the model and the fill settings above apply to the fill only)");
+}
+
+std::optional<int> input_error_exit(const std::string& cmd, const std::function<void()>& read_input) {
+  const std::string who = "wmbench " + cmd + ": ";
+  try {
+    read_input();
+    return std::nullopt;
+  } catch (const UnitError& e) {
+    std::cerr << who << e.what() << "\n";
+  } catch (const RunInputError& e) {
+    std::cerr << who << e.what() << "\n";
+  } catch (const ScenarioError& e) {
+    std::cerr << who << e.what() << "\n";
+  } catch (const FileError& e) {
+    std::cerr << who << e.what() << "\n";
+  } catch (const ProbeError& e) {
+    std::cerr << who << "cannot read free memory: " << e.what() << "\n";
+    return kExitFail;
+  }
+  return kExitUsage;
+}
+
+}  // namespace wmb::cli

@@ -1,0 +1,37 @@
+// What `wmbench run` and `wmbench tune` share while they read the user's input, before anything
+// runs: the job after "--" (--command), the note for a command run in a sandbox, and how an error
+// of that input ends the command.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wmb {
+struct Scenario;
+struct RunnerOptions;
+}  // namespace wmb
+
+namespace wmb::cli {
+
+// `--command` of run and tune: the job after "--" into `s` (program "command"); with --resume the
+// folder's own command. Throws RunInputError naming what is wrong.
+void apply_command_flag(bool command, bool resume, Scenario& s);
+
+// The scenario: --resume DIR's (runner/run_input.h load_resume), or the SCENARIO file's (a path
+// or a name in scenarios/). Returns whether it is the main job (neither given). Throws
+// RunInputError (both given), ScenarioError, FileError.
+bool load_scenario_or_resume(const std::string& scenario, const std::string& resume, RunnerOptions& o,
+                             std::vector<std::string>& warnings);
+
+// A command child inside a sandbox: the note that the fill settings do not reach it.
+void note_command_in_sandbox(RunnerOptions& o);
+
+// Runs `read_input` (flags, scenario, folder to resume). Its errors are printed once as
+// "wmbench CMD: ..." and give the exit code: kExitUsage for bad input (UnitError, RunInputError,
+// ScenarioError, FileError), kExitFail when free memory cannot be read (ProbeError). nullopt: the
+// input is good and the command goes on.
+std::optional<int> input_error_exit(const std::string& cmd, const std::function<void()>& read_input);
+
+}  // namespace wmb::cli
