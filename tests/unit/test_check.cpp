@@ -116,3 +116,64 @@ TEST(Check, NotAFolderIsUnreadable) {
   EXPECT_FALSE(parse_utc("2026-02-30T00:00:00Z"));
   EXPECT_TRUE(parse_utc("2026-11-29T19:16:55Z"));
 }
+
+// Issue 22, class H: a folder whose files disagree on its device would become a series of its own
+// in `history` (summary.json's device) without a word. check names both files and both values.
+TEST(Check, FilesThatDisagreeOnTheDeviceAreNamedWithBothValues) {
+  {
+    const std::string d = copy_of(kFolder);
+    Folder f(d);
+    auto s = f.read_json("summary.json");
+    s["device"] = "mps";
+    f.write_json("summary.json", s);
+    const std::string p = all(check_result_folder(d));
+    EXPECT_NE(p.find("summary.json: device \"mps\" but machine.json says \"mps-model\"; compare and history refuse the "
+                     "folder until its files agree (`wmbench report DIR` rebuilds summary.json"),
+              std::string::npos)
+        << p;
+    fs::remove_all(fs::path(d).parent_path());
+  }
+  {
+    const std::string d = copy_of(kFolder);
+    Folder f(d);
+    auto r = f.read_json("runs/01-default.json");
+    r["device"] = "cpu";
+    f.write_json("runs/01-default.json", r);
+    const std::string p = all(check_result_folder(d));
+    EXPECT_NE(p.find("runs/01-default.json: device \"cpu\" but machine.json says \"mps-model\"; compare and history "
+                     "refuse the folder"),
+              std::string::npos)
+        << p;
+    fs::remove_all(fs::path(d).parent_path());
+  }
+  {
+    const std::string d = copy_of(kFolder);
+    Folder f(d);
+    auto sc = f.read_json("scenario.json");
+    sc["device"] = "cpu";
+    f.write_json("scenario.json", sc);
+    const std::string p = all(check_result_folder(d));
+    EXPECT_NE(p.find("scenario.json: device \"cpu\" but machine.json says \"mps-model\""), std::string::npos) << p;
+    fs::remove_all(fs::path(d).parent_path());
+  }
+  // The crafted folder of tests/data/history/device (summary.json mps, machine.json and runs cpu).
+  const std::string p =
+      all(check_result_folder(std::string(WMBENCH_TEST_DATA) + "/history/device/2026-11-12-mps-watermark-summary-says-mps"));
+  EXPECT_NE(p.find("summary.json: device \"mps\" but machine.json says \"cpu\""), std::string::npos) << p;
+}
+
+// A record that ran other settings than its cell's under the cell's label: compare would match it
+// by label with another folder's cell of that name (compare/cell_settings.h).
+TEST(Check, ARecordOfOtherSettingsThanItsCellIsNamed) {
+  const std::string d = copy_of(kFolder);
+  Folder f(d);
+  auto r = f.read_json("runs/02-high-0.0.json");
+  r["env"]["PYTORCH_MPS_HIGH_WATERMARK_RATIO"] = "0.7";
+  f.write_json("runs/02-high-0.0.json", r);
+  const std::string p = all(check_result_folder(d));
+  EXPECT_NE(p.find("runs/02-high-0.0.json: env {\"PYTORCH_MPS_HIGH_WATERMARK_RATIO\": \"0.7\"} but scenario.json's cell "
+                   "\"high-0.0\" sets {\"PYTORCH_MPS_HIGH_WATERMARK_RATIO\": \"0.0\"}"),
+            std::string::npos)
+      << p;
+  fs::remove_all(fs::path(d).parent_path());
+}
