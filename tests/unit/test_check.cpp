@@ -156,10 +156,19 @@ TEST(Check, FilesThatDisagreeOnTheDeviceAreNamedWithBothValues) {
     EXPECT_NE(p.find("scenario.json: device \"cpu\" but machine.json says \"mps-model\""), std::string::npos) << p;
     fs::remove_all(fs::path(d).parent_path());
   }
-  // The crafted folder of tests/data/history/device (summary.json mps, machine.json and runs cpu).
-  const std::string p =
-      all(check_result_folder(std::string(WMBENCH_TEST_DATA) + "/history/device/2026-11-12-mps-watermark-summary-says-mps"));
-  EXPECT_NE(p.find("summary.json: device \"mps\" but machine.json says \"cpu\""), std::string::npos) << p;
+  // A cpu folder whose summary.json says mps (the case of issue 22; compare and history refuse it:
+  // test_history.cpp).
+  const std::string d = copy_of(std::string(WMBENCH_SOURCE_DIR) + "/results/2026-11-29-offload-footprint-h200-cpu");
+  Folder f(d);
+  auto s = f.read_json("summary.json");
+  s["device"] = "mps";
+  f.write_json("summary.json", s);
+  const CheckResult r = check_result_folder(d);
+  ASSERT_EQ(r.problems.size(), 1u) << all(r);
+  EXPECT_EQ(r.problems[0], f.display("summary.json") + ": device \"mps\" but machine.json says \"cpu\"; compare and "
+                           "history refuse the folder until its files agree (`wmbench report DIR` rebuilds summary.json "
+                           "from machine.json and runs/)");
+  fs::remove_all(fs::path(d).parent_path());
 }
 
 // A record that ran other settings than its cell's under the cell's label: compare would match it
