@@ -1,4 +1,5 @@
 // wmbench compare BASE NEW [--tolerance PCT] [--json | --markdown]
+// Exit: 0 no regression, 1 a regression, 2 bad input, 3 not comparable (compare.h Comparison::exit_code).
 #include <iostream>
 #include <memory>
 
@@ -18,7 +19,7 @@ wmb::cli::Registrar reg{wmb::cli::Command{60, [](CLI::App& app, int& exit_code) 
   auto* sub = app.add_subcommand(
       "compare",
       "Compare two result folders (e.g. two torch releases) setting by setting; exit 1 on any change, 2 on bad "
-      "input");
+      "input, 3 when not all could be compared (a label of other settings, other devices, model or set-up)");
   sub->add_option("BASE", args->opts.base_dir, "The baseline result folder (results/YYYY-MM-DD-<scenario>)")
       ->required();
   sub->add_option("NEW", args->opts.new_dir, "The result folder to check against BASE")->required();

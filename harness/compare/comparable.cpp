@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "compare/folder_device.h"
 #include "mpsmodel/revision.h"
 
 namespace wmb::compare {
@@ -86,15 +87,25 @@ std::string model_version_text(const json& model) {
   return "older (before the heap model: no version, no tier_scale)";
 }
 
+std::string Comparability::what() const {
+  if (!device.empty()) return "the devices differ";
+  if (!model.empty()) return "the model changed";
+  if (!setup.empty()) return "the set-up changed";
+  return "";
+}
+
 std::string Comparability::title() const {
   if (comparable()) return "";
-  std::vector<std::string> all = model;
+  std::vector<std::string> all = device;
+  all.insert(all.end(), model.begin(), model.end());
   all.insert(all.end(), setup.begin(), setup.end());
-  return fmt::format("not comparable: the {} changed ({})", model.empty() ? "set-up" : "model", join(all, "; "));
+  return fmt::format("not comparable: {} ({})", what(), join(all, "; "));
 }
 
 Comparability comparability(const ResultFolder& base, const ResultFolder& now) {
   Comparability c;
+  const std::string db = folder_device(base), dn = folder_device(now);
+  if (db != dn) c.device.push_back(fmt::format("device {} -> {}", db, dn));
   const json mb = machine_of(base), mn = machine_of(now);
   const json ob = model_of(mb), on = model_of(mn);
   if (ob.is_object() && on.is_object()) {
@@ -119,13 +130,13 @@ void apply_comparability(Comparison& c, const Comparability& why) {
   if (why.comparable()) return;
   const std::string title = why.title();
   c.notes.push_back(title);
-  c.not_comparable = why.model;
+  c.not_comparable = why.device;
+  c.not_comparable.insert(c.not_comparable.end(), why.model.begin(), why.model.end());
   c.not_comparable.insert(c.not_comparable.end(), why.setup.begin(), why.setup.end());
-  const std::string what = why.model.empty() ? "set-up" : "model";
   for (auto& r : c.rows) {
     if (!r.regression || r.kind == RowKind::only_in_base) continue;
     for (auto& reason : r.reasons) r.notes.push_back(reason);
-    r.verdict = fmt::format("not comparable: the {} changed ({})", what, join(r.reasons, ", "));
+    r.verdict = fmt::format("not comparable: {} ({})", why.what(), join(r.reasons, ", "));
     r.reasons.clear();
     r.regression = false;
   }

@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 
 #include "common/json_input.h"
+#include "compare/cell_settings.h"
+#include "compare/folder_device.h"
 #include "compare/verify_runs.h"
 #include "common/units.h"
 
@@ -130,6 +132,12 @@ ResultFolder load_result_folder(const std::string& dir) {
     f.machine = read_json_file(machine);
     if (!f.machine.is_object()) throw CompareError(fmt::format("{}: not a JSON object", machine.string()));
   }
+  const fs::path scenario = p / "scenario.json";
+  if (fs::exists(scenario, ec)) {
+    f.scenario = read_json_file(scenario);
+    if (!f.scenario.is_object()) throw CompareError(fmt::format("{}: not a JSON object", scenario.string()));
+  }
+  (void)folder_device(f);  // its files agree on the device (folder_device.h), or it is refused here
   return f;
 }
 
@@ -348,6 +356,17 @@ void judge(Row& row, double tol) {
   }
 }
 
+// A label that ran other settings on each side (cell_settings.h): what it measured is not a
+// change of torch, so it is no regression, and it is not "ok" either.
+void not_the_same_setting(Row& row) {
+  std::vector<std::string> notes = row.reasons;
+  notes.insert(notes.end(), row.notes.begin(), row.notes.end());
+  row.notes = std::move(notes);
+  row.reasons.clear();
+  row.regression = false;
+  row.verdict = "not comparable: the settings differ under one label (" + join(row.settings_differ, "; ") + ")";
+}
+
 }  // namespace
 
 namespace {
@@ -409,7 +428,10 @@ Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, do
         "cannot compare different scenarios: BASE \"{}\" ran scenario \"{}\", NEW \"{}\" ran scenario \"{}\"",
         base.path, c.base.scenario, now.path, c.now.scenario));
   }
-  if (c.base.device != c.now.device) c.notes.push_back(fmt::format("devices differ: {} vs {}", c.base.device, c.now.device));
+  // Each folder's files agree on its device (else CompareError, naming them); a crafted folder
+  // of a test is held to that as a loaded one is. Different devices: comparable.h.
+  c.base.device = folder_device(base);
+  c.now.device = folder_device(now);
   if (c.base.chip != c.now.chip) c.notes.push_back(fmt::format("chips differ: {} vs {}", c.base.chip, c.now.chip));
   for (auto& n : torch_notes(c.base, c.now)) c.notes.push_back(std::move(n));
   {
@@ -440,8 +462,10 @@ Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, do
       row.kind = RowKind::only_in_base;
     } else {
       row.now = stats_of(*it->second);
+      row.settings_differ = label_settings_differ(g.runs, it->second->runs, base.scenario, now.scenario);
     }
     judge(row, tolerance_pct);
+    if (!row.settings_differ.empty()) not_the_same_setting(row);
     c.rows.push_back(std::move(row));
     seen.insert(label);
   }
@@ -454,7 +478,11 @@ Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, do
     judge(row, tolerance_pct);
     c.rows.push_back(std::move(row));
   }
-  for (const auto& r : c.rows) c.regressions += r.regression ? 1 : 0;
+  for (const auto& r : c.rows) {
+    c.regressions += r.regression ? 1 : 0;
+    c.settings_differ += r.settings_differ.empty() ? 0 : 1;
+    c.compared += r.kind == RowKind::compared && r.settings_differ.empty() ? 1 : 0;
+  }
   apply_comparability(c, comparability(base, now));
   return c;
 }
@@ -515,7 +543,8 @@ json to_json(const Comparison& c) {
                 {"regression", r.regression},
                 {"reasons", r.reasons},
                 {"notes", r.notes},
-                {"verdict", r.verdict}};
+                {"verdict", r.verdict},
+                {"settings_differ", r.settings_differ}};
     if (r.kind == RowKind::compared) {
       row["stop_reason_changed"] = r.stop_reason_changed;
       row["held"] = change_json(r.held);
@@ -529,7 +558,9 @@ json to_json(const Comparison& c) {
   return {{"base", side_json(c.base)}, {"new", side_json(c.now)}, {"scenario", c.base.scenario},
           {"tolerance_pct", c.tolerance_pct}, {"notes", c.notes}, {"not_comparable", c.not_comparable},
           {"rows", std::move(rows)},
-          {"regressions", c.regressions}, {"ok", c.ok()}};
+          {"regressions", c.regressions}, {"settings_differ", c.settings_differ}, {"compared", c.compared},
+          // "ok": no regression may be claimed; "exit_code": what `wmbench compare` exits with.
+          {"ok", c.claims_no_regression()}, {"exit_code", c.exit_code()}};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -578,7 +609,7 @@ int run_compare(const CompareOptions& opts, std::ostream& out, std::ostream& err
     case OutputFormat::json: out << to_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // a non-UTF-8 path: U+FFFD, not an internal error break;
   }
   out.flush();
-  return c.ok() ? 0 : 1;
+  return c.exit_code();
 }
 
 }  // namespace wmb::compare

@@ -7,6 +7,11 @@
 // sides have >= 3 repeats and the medians lie within each other's [min, max] spread), PyTorch's
 // "max allowed" (a change beyond the tolerance is a regression) and the swap growth
 // (informational). A label only in BASE is a regression, a label only in NEW is not.
+//
+// What can be compared at all: a label is one setting only when both sides ran it with the same
+// settings (compare/cell_settings.h); two folders only when they measured one device with one
+// model and set-up (compare/comparable.h). Anything else is "not comparable": its differences are
+// notes, never a regression, and never "no regression" either (Comparison::exit_code: 3).
 #pragma once
 
 #include <cstdint>
@@ -31,11 +36,14 @@ struct ResultFolder {
   std::string path;          // as given on the command line; used in messages and the header
   nlohmann::json summary;    // summary.json
   nlohmann::json machine;    // machine.json, or null when the folder has none
+  nlohmann::json scenario;   // scenario.json, or null (compare reads a command program's argv)
 };
 
-// Reads DIR/summary.json (required) and DIR/machine.json (optional; malformed is an error).
-// Throws CompareError for: a missing folder, a path that is not a folder, a missing, unreadable or
-// malformed summary.json, a summary.json without the fields compare needs, a malformed machine.json.
+// Reads DIR/summary.json (required), DIR/machine.json and DIR/scenario.json (optional; malformed
+// is an error). Throws CompareError for: a missing folder, a path that is not a folder, a missing,
+// unreadable or malformed summary.json, a summary.json without the fields compare needs, one that
+// disagrees with runs/ (verify_runs.h), a malformed machine.json or scenario.json, and files that
+// disagree on the device the folder measured (folder_device.h).
 ResultFolder load_result_folder(const std::string& dir);
 
 // Checks the fields compare reads (scenario, runs[].label, sizes as non-negative numbers or null).
@@ -99,6 +107,10 @@ struct Row {
   Spread held_spread = Spread::not_judged;
   SizeChange max_allowed;
   bool regression = false;
+  // Not comparable: the label's settings differ between the sides ("PYTORCH_MPS_HIGH_WATERMARK_RATIO
+  // 0.8 -> 0.7"; compare/cell_settings.h). The row is then never a regression and never "ok": its
+  // verdict says "not comparable: the settings differ under one label (...)", what changed is in notes.
+  std::vector<std::string> settings_differ;
   std::vector<std::string> reasons;  // why it regressed ("stop reason changed", "held more (+12.0 %)")
   std::vector<std::string> notes;    // what changed without regressing ("held +7.0 %, within spread")
   std::string verdict;               // "ok", "REGRESSION: stop reason changed, held less", "only in base", ...
@@ -108,12 +120,24 @@ struct Comparison {
   SideInfo base, now;
   double tolerance_pct = 5.0;
   std::vector<Row> rows;  // BASE's label order, then labels only in NEW in NEW's order
-  std::vector<std::string> notes;  // e.g. "devices differ: mps vs mps-model"
-  // Why the folders cannot be compared (compare/comparable.h): the model or the set-up changed;
-  // empty when they can. Rows that differ then are notes, not regressions.
+  std::vector<std::string> notes;  // e.g. "chips differ: Apple M2 Max vs Apple M4"
+  // Why the folders cannot be compared (compare/comparable.h): the devices differ, the model or the
+  // set-up changed; empty when they can. Rows that differ then are notes, not regressions.
   std::vector<std::string> not_comparable;
   int regressions = 0;             // rows that regressed
+  int settings_differ = 0;         // rows whose label ran other settings on each side
+  int compared = 0;                // rows on both sides with the same settings
+  // Nothing regressed (what `history` marks). Not a claim that nothing changed: see below.
   bool ok() const { return regressions == 0; }
+  // "no regression" may be said: nothing regressed, the folders are comparable, every label on
+  // both sides ran the same settings, and at least one was compared.
+  bool claims_no_regression() const {
+    return regressions == 0 && not_comparable.empty() && settings_differ == 0 && compared > 0;
+  }
+  // `wmbench compare`'s exit: 1 something regressed; 0 no regression (claims_no_regression);
+  // 3 nothing regressed but not everything could be compared (settings differ under a label, the
+  // folders are not comparable, or no label ran on both sides): no claim either way.
+  int exit_code() const { return regressions > 0 ? 1 : claims_no_regression() ? 0 : 3; }
 };
 
 // Throws CompareError when the summaries are malformed or ran different scenarios.
@@ -134,8 +158,9 @@ struct CompareOptions {
   OutputFormat format = OutputFormat::text;
 };
 
-// What `wmbench compare` does: returns 0 when nothing regressed, 1 when something did, 2 on bad
-// input (the message goes to `err`).
+// What `wmbench compare` does: returns Comparison::exit_code() (0 no regression, 1 something
+// regressed, 3 not comparable: nothing regressed, but not all could be compared), 2 on bad input
+// (the message goes to `err`).
 int run_compare(const CompareOptions& opts, std::ostream& out, std::ostream& err);
 
 }  // namespace wmb::compare

@@ -66,14 +66,15 @@ std::string verdict_line(const Comparison& c) {
   for (const auto& r : c.rows) {
     if (r.kind == RowKind::only_in_base) ++only_base;
     if (r.kind == RowKind::only_in_new) ++only_new;
-    if (r.kind != RowKind::compared) continue;
+    if (r.kind != RowKind::compared || !r.settings_differ.empty()) continue;  // those: notes
     stop += r.stop_reason_changed;
     held += r.held.changed;
     maxa += r.max_allowed.changed;
     within += r.held.over_tolerance && !r.held.changed;
   }
-  const int compared = static_cast<int>(c.rows.size()) - only_base - only_new;
   std::vector<std::string> parts;
+  if (c.settings_differ)
+    parts.push_back(fmt::format("not comparable, the settings differ under one label: {}", c.settings_differ));
   if (stop) parts.push_back(fmt::format("stop reason changed: {}", stop));
   if (held) parts.push_back(fmt::format("held changed: {}", held));
   if (maxa) parts.push_back(fmt::format("max allowed changed: {}", maxa));
@@ -83,15 +84,19 @@ std::string verdict_line(const Comparison& c) {
   std::string p;
   for (const auto& s : parts) p += (p.empty() ? "" : ", ") + s;
   if (!p.empty()) p = "; " + p;
-  if (c.ok() && !c.not_comparable.empty()) {
-    return fmt::format("NOT COMPARABLE: no regression counted ({} compared; differences are notes{}).",
-                       settings(compared), p);
-  }
-  if (c.ok()) {
-    return fmt::format("OK: no regression ({} compared, tolerance {}{}).", settings(compared),
+  if (c.regressions > 0)
+    return fmt::format("REGRESSION: {} of {} regressed (tolerance {}{}).", c.regressions, settings(c.rows.size()),
                        tol_text(c.tolerance_pct), p);
-  }
-  return fmt::format("REGRESSION: {} of {} regressed (tolerance {}{}).", c.regressions, settings(c.rows.size()),
+  if (!c.not_comparable.empty())
+    return fmt::format("NOT COMPARABLE: no regression counted ({} compared; differences are notes{}).",
+                       settings(c.compared), p);
+  if (c.settings_differ)
+    return fmt::format("NOT COMPARABLE: no regression counted ({} of {} not compared: the settings differ under one "
+                       "label; {} compared, tolerance {}{}).",
+                       c.settings_differ, settings(c.rows.size()), settings(c.compared), tol_text(c.tolerance_pct), p);
+  if (c.compared == 0)
+    return fmt::format("NOT COMPARABLE: no regression counted (no setting ran on both sides{}).", p);
+  return fmt::format("OK: no regression ({} compared, tolerance {}{}).", settings(c.compared),
                      tol_text(c.tolerance_pct), p);
 }
 
@@ -123,7 +128,9 @@ std::string format_markdown(const Comparison& c) {
   std::string out;
   out += fmt::format("### wmbench compare: {} (torch {} -> {}): {}\n\n", md_escape(c.base.scenario),
                      md_escape(c.base.torch_version), md_escape(c.now.torch_version),
-                     c.ok() ? "no regression" : fmt::format("{} regression(s)", c.regressions));
+                     c.regressions > 0           ? fmt::format("{} regression(s)", c.regressions)
+                     : c.claims_no_regression() ? std::string("no regression")
+                                                : std::string("not comparable"));
   out += "| | base | new |\n|---|---|---|\n";
   auto line = [&](const char* what, const std::string& b, const std::string& n) {
     out += fmt::format("| {} | {} | {} |\n", what, md_escape(b), md_escape(n));

@@ -78,7 +78,8 @@ json series_json(const Series& s) {
   }
   return {{"scenario", s.scenario},          {"device", s.device},
           {"folders", std::move(folders)},   {"settings", std::move(settings)},
-          {"steps", std::move(steps)},       {"newest_regressed", s.newest_regressed()}};
+          {"steps", std::move(steps)},       {"newest_regressed", s.newest_regressed()},
+          {"newest_not_comparable", s.newest_not_comparable()}};
 }
 
 }  // namespace

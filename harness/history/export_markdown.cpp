@@ -83,11 +83,20 @@ std::string series_verdict(const Series& s) {
   if (s.steps.empty()) return "one folder: nothing to compare yet.";
   const size_t n = s.folders.size();
   const auto& last = s.steps.back();
-  std::string out = !last.not_comparable.empty() && last.ok()
-                        ? fmt::format("newest (#{}) vs #{}: not comparable (see the notes), no regression counted.", n, n - 1)
-                    : last.ok() ? fmt::format("newest (#{}) vs #{}: no regression.", n, n - 1)
-                              : fmt::format("REGRESSION: newest (#{}) vs #{}: {} of {} settings regressed.", n, n - 1,
-                                            last.regressions, last.rows.size());
+  std::string out;
+  if (!last.ok())
+    out = fmt::format("REGRESSION: newest (#{}) vs #{}: {} of {} settings regressed.", n, n - 1, last.regressions,
+                      last.rows.size());
+  else if (!last.not_comparable.empty())
+    out = fmt::format("newest (#{}) vs #{}: not comparable (see the notes), no regression counted.", n, n - 1);
+  else if (last.settings_differ > 0)
+    out = fmt::format("newest (#{}) vs #{}: not comparable: {} of {} settings ran other settings under the same "
+                      "label, no regression counted.",
+                      n, n - 1, last.settings_differ, last.rows.size());
+  else if (!last.claims_no_regression())
+    out = fmt::format("newest (#{}) vs #{}: no setting ran in both, no regression counted.", n, n - 1);
+  else
+    out = fmt::format("newest (#{}) vs #{}: no regression.", n, n - 1);
   std::vector<std::string> earlier;
   for (size_t i = 0; i + 1 < s.steps.size(); ++i) {
     if (!s.steps[i].ok()) earlier.push_back(fmt::format("#{} vs #{} ({})", i + 2, i + 1, s.steps[i].regressions));
@@ -104,6 +113,14 @@ std::string overall_verdict(const History& h) {
   std::vector<std::string> bad;
   for (const auto& s : h.series)
     if (s.newest_regressed()) bad.push_back(s.scenario + " on " + s.device);
+  std::vector<std::string> unclaimed;
+  for (const auto& s : h.series)
+    if (s.newest_not_comparable()) unclaimed.push_back(s.scenario + " on " + s.device);
+  std::string also;
+  for (size_t i = 0; i < unclaimed.size(); ++i) also += (i ? ", " : "") + unclaimed[i];
+  if (bad.empty() && !unclaimed.empty())
+    return "OK: no newest folder regressed against the one before it; not comparable with the one before it, so "
+           "no regression claimed, in: " + also + ".";
   if (bad.empty()) return "OK: the newest folder of each series did not regress against the one before it.";
   std::string out = "REGRESSION: the newest folder regressed against the one before it in: ";
   for (size_t i = 0; i < bad.size(); ++i) out += (i ? ", " : "") + bad[i];

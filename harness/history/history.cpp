@@ -253,16 +253,7 @@ Input load_input(const std::string& dir) {
   } catch (const compare::CompareError& e) {
     throw HistoryError(e.what());
   }
-  const std::string sc = (fs::path(dir) / "scenario.json").string();
-  std::error_code ec;
-  if (fs::exists(sc, ec)) {
-    try {
-      in.scenario = read_json_file(sc);
-    } catch (const FileError& e) {
-      throw HistoryError(e.what());
-    }
-    if (!in.scenario.is_object()) throw HistoryError(fmt::format("{}: not a JSON object", sc));
-  }
+  in.scenario = in.folder.scenario;  // read (bounded, an object) by load_result_folder
   return in;
 }
 

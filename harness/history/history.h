@@ -67,6 +67,11 @@ struct Series {
   std::vector<compare::Comparison> steps;  // steps[i]: folders[i] -> folders[i+1]
   std::vector<std::vector<std::string>> step_notes;  // compare's notes plus setup differences
   bool newest_regressed() const { return !steps.empty() && !steps.back().ok(); }
+  // The newest step compared nothing like for like (compare.h claims_no_regression): the devices,
+  // the model or the set-up changed, or settings differ under a label. Said, never "no regression".
+  bool newest_not_comparable() const {
+    return !steps.empty() && steps.back().ok() && !steps.back().claims_no_regression();
+  }
 };
 
 struct Skipped {
@@ -88,8 +93,9 @@ struct Input {
   nlohmann::json scenario;  // scenario.json or null
 };
 
-// Reads DIR like compare (summary.json required, machine.json optional) plus scenario.json
-// (optional). Throws HistoryError naming the folder.
+// Reads DIR like compare (summary.json required, machine.json and scenario.json optional; a
+// folder whose files disagree on its device is refused: compare/folder_device.h). Throws
+// HistoryError naming the folder.
 Input load_input(const std::string& dir);
 
 // Groups, orders and compares. Throws HistoryError for a tolerance that is not finite and >= 0.
@@ -114,7 +120,9 @@ struct HistoryOptions {
 
 // What `wmbench history` does: 0, 1 when the newest folder of a series regressed against the one
 // before it, 2 on bad input (the message, naming the folder, goes to `err`), 3 when --plot drew
-// no chart.
+// no chart. A newest folder that is not comparable with the one before it (Series::
+// newest_not_comparable) is 0 and said so in the verdicts: history's 0 is "nothing regressed",
+// compare's "no regression" claim is compare's (its exit 3).
 int run_history(const HistoryOptions& opts, std::ostream& out, std::ostream& err);
 
 // --plot: runs plots/history.py with the first python3 that has matplotlib, without a shell.

@@ -171,6 +171,24 @@ void check_summary(Ctx& c, const Report& rep) {
   }
   if (!rep.machine.is_null() && s.machine != rep.machine)
     c.problem("summary.json", "its \"machine\" differs from machine.json (rebuild it with `wmbench report DIR`)");
+  // The device decides what the folder is compared with (a history series): compare and history
+  // refuse a folder whose files disagree on it (compare/folder_device.h).
+  const std::string mdev = rep.machine.is_object() && rep.machine.contains("device") && rep.machine["device"].is_string()
+                               ? rep.machine["device"].get<std::string>()
+                               : "";
+  const std::string refused = "; compare and history refuse the folder until its files agree";
+  if (!s.device.empty() && !mdev.empty() && s.device != mdev) {
+    c.problem("summary.json", fmt::format("device \"{}\" but machine.json says \"{}\"{} (`wmbench report DIR` rebuilds "
+                                          "summary.json from machine.json and runs/)",
+                                          escape_controls_line(s.device), mdev, refused));
+  } else if (!s.device.empty() && mdev.empty()) {
+    for (const auto& r : rep.runs)
+      if (!r.device.empty() && r.device != s.device) {
+        c.problem("summary.json", fmt::format("device \"{}\" but runs/{}.json says \"{}\"{}", escape_controls_line(s.device),
+                                              r.file_stem(), r.device, refused));
+        break;
+      }
+  }
   const std::string name = rep.scenario.is_object() ? rep.scenario.value("name", "") : "";
   if (!name.empty() && s.scenario != name)
     c.problem("summary.json", fmt::format("scenario \"{}\" but scenario.json names \"{}\"", s.scenario, name));
@@ -287,6 +305,22 @@ CheckResult check_result_folder(const std::string& dir) {
     }
     repeats = rep.scenario.value("repeats", 1);
   }
+  // The settings each cell was planned with: a record that ran other settings under the label
+  // would be compared as if it were the cell (compare/cell_settings.h).
+  std::map<std::string, nlohmann::json> planned_env;
+  if (rep.scenario.is_object() && rep.scenario.contains("matrix") && rep.scenario["matrix"].is_array())
+    for (const auto& cell : rep.scenario["matrix"])
+      if (cell.is_object() && cell.contains("label") && cell["label"].is_string())
+        planned_env[cell["label"].get<std::string>()] =
+            cell.contains("env") && cell["env"].is_object() ? cell["env"] : nlohmann::json::object();
+  if (rep.scenario.is_object() && rep.scenario.contains("device") && rep.scenario["device"].is_string()) {
+    const std::string sdev = rep.scenario["device"].get<std::string>();
+    const std::string mdev = rep.machine.is_object() ? rep.machine.value("device", "") : "";
+    if (!mdev.empty() && sdev != mdev)
+      c.problem("scenario.json", fmt::format("device \"{}\" but machine.json says \"{}\"; compare and history refuse the "
+                                             "folder until its files agree",
+                                             escape_controls_line(sdev), mdev));
+  }
   std::map<std::pair<std::string, int>, std::string> cell_of;
   std::map<int, std::string> index_of;
   const std::string machine_device = rep.machine.is_object() ? rep.machine.value("device", "") : "";
@@ -302,8 +336,14 @@ CheckResult check_result_folder(const std::string& dir) {
     if (!cells.empty() && !cells.count(r.label))
       c.problem(rel, fmt::format("label \"{}\" is not a cell of scenario.json", r.label));
     if (r.repeat > repeats) c.problem(rel, fmt::format("repeat {} but scenario.json plans {}", r.repeat, repeats));
+    if (auto it = planned_env.find(r.label); it != planned_env.end() && nlohmann::json(r.env) != it->second)
+      c.problem(rel, fmt::format("env {} but scenario.json's cell \"{}\" sets {} (a record of other settings under its label)",
+                                 escape_controls_line(json_preview(nlohmann::json(r.env), 120)), r.label,
+                                 escape_controls_line(json_preview(it->second, 120))));
     if (!machine_device.empty() && !r.device.empty() && r.device != machine_device)
-      c.problem(rel, fmt::format("device \"{}\" but machine.json says \"{}\"", r.device, machine_device));
+      c.problem(rel, fmt::format("device \"{}\" but machine.json says \"{}\"; compare and history refuse the folder until "
+                                 "its files agree",
+                                 r.device, machine_device));
     if (!r.trace.empty()) {
       try {
         auto st = f->stat(r.trace);

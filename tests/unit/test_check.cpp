@@ -116,3 +116,73 @@ TEST(Check, NotAFolderIsUnreadable) {
   EXPECT_FALSE(parse_utc("2026-02-30T00:00:00Z"));
   EXPECT_TRUE(parse_utc("2026-11-29T19:16:55Z"));
 }
+
+// Issue 22, class H: a folder whose files disagree on its device would become a series of its own
+// in `history` (summary.json's device) without a word. check names both files and both values.
+TEST(Check, FilesThatDisagreeOnTheDeviceAreNamedWithBothValues) {
+  {
+    const std::string d = copy_of(kFolder);
+    Folder f(d);
+    auto s = f.read_json("summary.json");
+    s["device"] = "mps";
+    f.write_json("summary.json", s);
+    const std::string p = all(check_result_folder(d));
+    EXPECT_NE(p.find("summary.json: device \"mps\" but machine.json says \"mps-model\"; compare and history refuse the "
+                     "folder until its files agree (`wmbench report DIR` rebuilds summary.json"),
+              std::string::npos)
+        << p;
+    fs::remove_all(fs::path(d).parent_path());
+  }
+  {
+    const std::string d = copy_of(kFolder);
+    Folder f(d);
+    auto r = f.read_json("runs/01-default.json");
+    r["device"] = "cpu";
+    f.write_json("runs/01-default.json", r);
+    const std::string p = all(check_result_folder(d));
+    EXPECT_NE(p.find("runs/01-default.json: device \"cpu\" but machine.json says \"mps-model\"; compare and history "
+                     "refuse the folder"),
+              std::string::npos)
+        << p;
+    fs::remove_all(fs::path(d).parent_path());
+  }
+  {
+    const std::string d = copy_of(kFolder);
+    Folder f(d);
+    auto sc = f.read_json("scenario.json");
+    sc["device"] = "cpu";
+    f.write_json("scenario.json", sc);
+    const std::string p = all(check_result_folder(d));
+    EXPECT_NE(p.find("scenario.json: device \"cpu\" but machine.json says \"mps-model\""), std::string::npos) << p;
+    fs::remove_all(fs::path(d).parent_path());
+  }
+  // A cpu folder whose summary.json says mps (the case of issue 22; compare and history refuse it:
+  // test_history.cpp).
+  const std::string d = copy_of(std::string(WMBENCH_SOURCE_DIR) + "/results/2026-11-29-offload-footprint-h200-cpu");
+  Folder f(d);
+  auto s = f.read_json("summary.json");
+  s["device"] = "mps";
+  f.write_json("summary.json", s);
+  const CheckResult r = check_result_folder(d);
+  ASSERT_EQ(r.problems.size(), 1u) << all(r);
+  EXPECT_EQ(r.problems[0], f.display("summary.json") + ": device \"mps\" but machine.json says \"cpu\"; compare and "
+                           "history refuse the folder until its files agree (`wmbench report DIR` rebuilds summary.json "
+                           "from machine.json and runs/)");
+  fs::remove_all(fs::path(d).parent_path());
+}
+
+// A record that ran other settings than its cell's under the cell's label: compare would match it
+// by label with another folder's cell of that name (compare/cell_settings.h).
+TEST(Check, ARecordOfOtherSettingsThanItsCellIsNamed) {
+  const std::string d = copy_of(kFolder);
+  Folder f(d);
+  auto r = f.read_json("runs/02-high-0.0.json");
+  r["env"]["PYTORCH_MPS_HIGH_WATERMARK_RATIO"] = "0.7";
+  f.write_json("runs/02-high-0.0.json", r);
+  const std::string p = all(check_result_folder(d));
+  EXPECT_NE(p.find("runs/02-high-0.0.json: env {\"PYTORCH_MPS_HIGH_WATERMARK_RATIO\": \"0.7\"} but scenario.json's cell "
+                   "\"high-0.0\" sets {\"PYTORCH_MPS_HIGH_WATERMARK_RATIO\": \"0.0\"}"),
+            std::string::npos)
+      << p;
+  fs::remove_all(fs::path(d).parent_path());
+}

@@ -407,3 +407,110 @@ TEST_F(CompareTest, OneTorchBuildSeenByBothChildrenIsANoteNotARegression) {
   const auto r3 = run(b, folder("e", s, sibling));
   EXPECT_TRUE(contains(r3.out, "the same release number, different builds")) << r3.out;
 }
+
+// ---- Issue 22, class H: what `wmbench compare` may claim -----------------------------------------
+
+TEST_F(CompareTest, OneLabelWithOtherSettingsIsExit3NotNoRegression) {
+  // The same numbers under one label, HIGH 0.8 in BASE and 0.7 in NEW: before, "no regression".
+  json rb = make_run("high-0.8", 1, "pytorch", 30 * GiB, 32 * GiB), rn = rb;
+  rb["env"] = {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.8"}};
+  rn["env"] = {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.7"}};
+  const json d = make_run("default", 1, "guard", 40 * GiB);
+  const auto b = folder("b", make_summary({d, rb}));
+  const auto n = folder("n", make_summary({d, rn}));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "not comparable: the settings differ under one label (PYTORCH_MPS_HIGH_WATERMARK_RATIO 0.8 -> 0.7)"))
+      << r.out;
+  EXPECT_FALSE(contains(r.out, "OK: no regression")) << r.out;
+  EXPECT_FALSE(contains(r.out, "REGRESSION")) << r.out;
+  const json j = json::parse(run(b, n, "5", OutputFormat::json).out);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["exit_code"], 3);
+  EXPECT_EQ(j["settings_differ"], 1);
+  EXPECT_EQ(j["compared"], 1);
+  EXPECT_EQ(j["rows"][1]["settings_differ"][0], "PYTORCH_MPS_HIGH_WATERMARK_RATIO 0.8 -> 0.7");
+  EXPECT_EQ(j["rows"][1]["regression"], false);
+  const auto md = run(b, n, "5", OutputFormat::markdown);
+  EXPECT_EQ(md.code, 3);
+  EXPECT_TRUE(contains(md.out, "): not comparable\n")) << md.out;
+
+  // memory_fraction and the program, each on its own.
+  json fb = d, fn = d;
+  fb["memory_fraction"] = 0.8;
+  fn["memory_fraction"] = 0.7;
+  const auto r2 = run(folder("fb", make_summary({fb})), folder("fn", make_summary({fn})));
+  EXPECT_EQ(r2.code, 3);
+  EXPECT_TRUE(contains(r2.out, "(memory_fraction 0.8 -> 0.7)")) << r2.out;
+  json pb = d, pn = d;
+  pb["program"] = "fill";
+  pn["program"] = "offload";
+  EXPECT_TRUE(contains(run(folder("pb", make_summary({pb})), folder("pn", make_summary({pn}))).out, "(program fill -> offload)"));
+}
+
+TEST_F(CompareTest, CpuAgainstMpsModelIsNotComparableNeverARegression) {
+  auto on = [&](const std::string& name, const std::string& device, const std::string& stop, uint64_t held) {
+    json m = make_machine("2.1.0");
+    m["device"] = device;
+    json run = make_run("default", 1, stop, held);
+    run["device"] = device;
+    json s = make_summary({run}, "mps-watermark", m);
+    s["device"] = device;
+    return folder(name, s, m);
+  };
+  const auto r = run(on("cpu", "cpu", "cap", 8 * GiB), on("model", "mps-model", "pytorch", 6 * GiB));
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "note: not comparable: the devices differ (device cpu -> mps-model)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "not comparable: the devices differ (stop reason changed, held less (-25.0 %))")) << r.out;
+  EXPECT_FALSE(contains(r.out, "REGRESSION")) << r.out;
+  EXPECT_FALSE(contains(r.out, "devices differ: cpu vs mps-model")) << "one note, not two:\n" << r.out;
+}
+
+TEST_F(CompareTest, AComparisonThatComparedNothingClaimsNothing) {
+  // BASE ran nothing (an interrupted run: every cell not run), NEW ran a label: exit 3, not 0.
+  const auto b = folder("b", make_summary({}));
+  const auto n = folder("n", make_summary({make_run("default", 1, "guard", 40 * GiB)}));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_TRUE(contains(r.out, "NOT COMPARABLE: no regression counted (no setting ran on both sides; only in new: 1).")) << r.out;
+  EXPECT_EQ(run(b, b).code, 3);
+}
+
+TEST_F(CompareTest, ASummaryWhoseDeviceIsNotMachineJsonsIsRefused) {
+  json s = make_summary({make_run("default", 1, "guard", 40 * GiB)});
+  s["device"] = "cpu";  // machine.json, the summary's machine and the run say mps
+  const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB)}), make_machine("2.1.0"));
+  const auto n = folder("n", s, make_machine("2.1.0"));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_TRUE(contains(r.err, "NEW: " + n + ": its files disagree on the device it measured: machine.json says \"mps\", "
+                              "summary.json \"device\" says \"cpu\""))
+      << r.err;
+}
+
+TEST_F(CompareTest, CommittedFoldersGiveSensibleAnswers) {
+  const std::string res = std::string(WMBENCH_SOURCE_DIR) + "/results/";
+  struct Pair {
+    std::string base, now;
+    int code;
+    std::string says;
+  };
+  const std::vector<Pair> pairs = {
+      // The torch pair (1.13 on Debian, 2.11 on the H200): the README's "no regression".
+      {"2026-11-29-pair-torch-1.13-debian", "2026-11-29-pair-torch-2.11-h200", 0, "OK: no regression (6 settings compared"},
+      // The Python child against the native child on the H200: the same.
+      {"2026-12-01-cuda-fraction-h200-native", "2026-12-01-cuda-fraction-h200-python", 0, "OK: no regression"},
+      // The model before and after the heap model: not comparable, never a REGRESSION.
+      {"2026-11-29-mps-watermark", "2026-12-01-mps-watermark", 3, "not comparable: the model changed"},
+      // cpu against cuda: not comparable.
+      {"2026-11-29-offload-footprint-h200-cpu", "2026-11-29-offload-footprint-h200-cuda", 3,
+       "not comparable: the devices differ (device cpu -> cuda)"},
+  };
+  for (const auto& p : pairs) {
+    const auto r = run(res + p.base, res + p.now);
+    EXPECT_EQ(r.code, p.code) << p.base << " -> " << p.now << "\n" << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, p.says)) << p.base << " -> " << p.now << "\n" << r.out;
+    if (p.code != 1) EXPECT_FALSE(contains(r.out, "REGRESSION")) << r.out;
+  }
+}

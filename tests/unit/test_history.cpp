@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -281,4 +282,95 @@ TEST(History, OneFolderIsASeriesWithNothingToCompare) {
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("one folder: nothing to compare yet."), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(first)"), std::string::npos) << r.out;
+}
+
+// ---- Issue 22, class H -------------------------------------------------------------------------
+
+TEST(History, ALabelThatRanOtherSettingsIsSaidNeverCountedAsNoRegression) {
+  // tests/data/history/settings: the scenario was edited between the folders and kept its labels.
+  const auto dirs = folders_under(kData + "/settings");
+  ASSERT_EQ(dirs.size(), 2u);
+  auto r = run(dirs);
+  EXPECT_EQ(r.rc, 0) << r.err;  // nothing regressed; history's 0 (compare's would be 3)
+  EXPECT_NE(r.out.find("not comparable: the settings differ under one label (PYTORCH_MPS_HIGH_WATERMARK_RATIO 0.8 -> "
+                       "0.7; PYTORCH_MPS_LOW_WATERMARK_RATIO 0.8 -> 0.7)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("not comparable: the settings differ under one label (memory_fraction none -> 0.5)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("newest (#2) vs #1: not comparable: 2 of 4 settings ran other settings under the same label, "
+                       "no regression counted."),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("vs #1: no regression."), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not comparable with the one before it, so no regression claimed, in: mps-watermark on mps."),
+            std::string::npos)
+      << r.out;
+  const json h = run_json(dirs, "date", "5", "", 0);
+  EXPECT_TRUE(h["series"][0]["newest_not_comparable"].get<bool>());
+  EXPECT_EQ(h["series"][0]["steps"][0]["exit_code"], 3);
+  EXPECT_EQ(h["series"][0]["steps"][0]["settings_differ"], 2);
+  const json* row = find_setting(h["series"][0], "high-0.8-low-0.8");
+  ASSERT_NE(row, nullptr);
+  EXPECT_FALSE((*row)["cells"][1]["vs_previous"]["regression"].get<bool>());
+  // The same pair through `wmbench compare`: exit 3, not 0 ("no regression") and not 1.
+  wmb::compare::CompareOptions o;
+  o.base_dir = dirs[0];
+  o.new_dir = dirs[1];
+  std::ostringstream out, err;
+  EXPECT_EQ(wmb::compare::run_compare(o, out, err), 3) << out.str() << err.str();
+}
+
+TEST(History, AFolderWhoseSummarySaysMpsWhileMachineJsonSaysCpuIsRefusedNamingBoth) {
+  // tests/data/history/device: summary.json "device" mps, machine.json and the run records cpu.
+  // Before issue 22 it became a series "mps-watermark on mps" of its own, without a word.
+  const std::string bad = kData + "/device/2026-11-12-mps-watermark-summary-says-mps";
+  std::vector<std::string> dirs = folders_under(kData + "/release");
+  dirs.push_back(bad);
+  auto r = run(dirs);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find(bad + ": its files disagree on the device it measured: machine.json says \"cpu\", summary.json "
+                             "\"device\" says \"mps\""),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("`wmbench report " + bad + "` rebuilds it from machine.json and runs/"), std::string::npos) << r.err;
+
+  // A committed folder with run records, copied: a run record (and the summary with it) says cpu
+  // while machine.json says mps-model. The record is named, and no summary-only fix is offered.
+  char t[] = "/tmp/wmbench-history-device-XXXXXX";
+  const fs::path tmp = ::mkdtemp(t);
+  const fs::path d = tmp / "f";
+  fs::copy(kResults + "/2026-11-29-mps-watermark", d, fs::copy_options::recursive);
+  for (const std::string file : {"runs/01-default.json", "summary.json"}) {
+    json j = json::parse(std::ifstream(d / file));
+    if (file == "summary.json") j["runs"][0]["device"] = "cpu";
+    else j["device"] = "cpu";
+    std::ofstream(d / file) << j.dump(2);
+  }
+  auto r2 = run({d.string()});
+  EXPECT_EQ(r2.rc, 2);
+  EXPECT_NE(r2.err.find("machine.json says \"mps-model\""), std::string::npos) << r2.err;
+  EXPECT_NE(r2.err.find("runs/01-default.json says \"cpu\""), std::string::npos) << r2.err;
+  EXPECT_EQ(r2.err.find("wmbench report"), std::string::npos) << r2.err;
+  fs::remove_all(tmp);
+}
+
+TEST(History, FoldersOfDifferentDevicesAreSeparateSeriesAndCompareCallsThemNotComparable) {
+  // The committed offload footprint on the H200, cpu and cuda: two series in history; compare of
+  // the pair is not comparable (exit 3), never a REGRESSION.
+  const std::string cpu = kResults + "/2026-11-29-offload-footprint-h200-cpu",
+                    cuda = kResults + "/2026-11-29-offload-footprint-h200-cuda";
+  const json h = run_json({cpu, cuda}, "date", "5", "", 0);
+  ASSERT_EQ(h["series"].size(), 2u);
+  EXPECT_NE(h["series"][0]["device"], h["series"][1]["device"]);
+  wmb::compare::CompareOptions o;
+  o.base_dir = cpu;
+  o.new_dir = cuda;
+  std::ostringstream out, err;
+  EXPECT_EQ(wmb::compare::run_compare(o, out, err), 3) << out.str() << err.str();
+  EXPECT_NE(out.str().find("note: not comparable: the devices differ (device cpu -> cuda)"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("REGRESSION"), std::string::npos) << out.str();
 }

@@ -15,6 +15,12 @@ runs/NN-label.trace.jsonl whose swap begins to grow part-way (what plots/history
 - macs/: the same torch 2.10.0 on three Macs (16, 36, 128 GiB), for --by machine.
 - mixed/: a compression-trap folder (another scenario) and an mps-watermark folder on mps-model
   (another device): history keeps them apart.
+- settings/: torch 2.10.0 -> 2.11.0 on one Mac, but the scenario was edited between the runs and
+  kept its labels: in the newer folder `high-0.8-low-0.8` ran HIGH 0.7 and LOW 0.7 (and PyTorch's
+  max allowed fell with it) and `high-1.0-low-1.0` ran with memory_fraction 0.5 (same numbers).
+  Neither row is a regression, and neither is "no regression": compare exits 3 (not comparable).
+- device/: a folder whose summary.json says device mps while its machine.json and its run
+  records say cpu (a summary.json edited or copied by hand): compare and history refuse it.
 """
 
 import json
@@ -52,7 +58,8 @@ def machine(torch, started, chip="Apple M4 Max", ram_gib=64, device="mps", child
     return m
 
 
-def run(index, label, env, stopped_by, held_gib, started, max_allowed_gib=None, swap_gib=0.0, device="mps"):
+def run(index, label, env, stopped_by, held_gib, started, max_allowed_gib=None, swap_gib=0.0, device="mps",
+        memory_fraction=None):
     held = int(held_gib * GIB)
     r = {
         "index": index, "label": label, "repeat": 1, "env": env, "device": device, "data": "random",
@@ -65,6 +72,8 @@ def run(index, label, env, stopped_by, held_gib, started, max_allowed_gib=None, 
     }
     if stopped_by == "config":
         r["error_text"] = r["detail"] = "invalid low watermark ratio 1.4"
+    if memory_fraction is not None:
+        r["memory_fraction"] = memory_fraction
     return r
 
 
@@ -85,7 +94,7 @@ def trace_lines(r, swap_from_gib):
     return lines
 
 
-def write_folder(path, scenario, device, mach, runs, swap_from=None):
+def write_folder(path, scenario, device, mach, runs, swap_from=None, summary_device=None):
     os.makedirs(os.path.join(path, "runs"), exist_ok=True)
     for r in runs:
         if r["stopped_by"] == "guard" and swap_from is not None:
@@ -94,7 +103,7 @@ def write_folder(path, scenario, device, mach, runs, swap_from=None):
             with open(os.path.join(path, rel), "w") as f:
                 for line in trace_lines(r, swap_from):
                     f.write(json.dumps(line, sort_keys=True) + "\n")
-    summary = {"schema_version": 1, "scenario": scenario, "device": device, "machine": mach,
+    summary = {"schema_version": 1, "scenario": scenario, "device": summary_device or device, "machine": mach,
                "runs": runs, "not_run": []}
     sc = {"name": scenario, "device": device,
           "resolved": {"step_bytes": 512 * MIB, "swap_budget_bytes": 2 * GIB}}
@@ -147,6 +156,23 @@ def main():
     write_folder(os.path.join(HERE, "mixed", "2026-11-07-mps-watermark-model"), "mps-watermark", "mps-model",
                  machine("2.10.0", "2026-11-07T10:00:00Z", device="mps-model", model=model),
                  watermark_runs("2026-11-07T10:00:00Z", 45.0, device="mps-model"))
+    # settings: one label, two settings (the scenario edited between the runs, its labels kept).
+    started = "2026-11-10T10:00:00Z"
+    write_folder(os.path.join(HERE, "settings", "2026-11-10-mps-watermark"), "mps-watermark", "mps",
+                 machine("2.10.0", started), watermark_runs(started, 45.0), swap_from=42.0)
+    started = "2026-11-11T10:00:00Z"
+    edited = watermark_runs(started, 45.0)
+    edited[1]["memory_fraction"] = 0.5
+    edited[2] = run(3, "high-0.8-low-0.8", {"PYTORCH_MPS_HIGH_WATERMARK_RATIO": "0.7",
+                                            "PYTORCH_MPS_LOW_WATERMARK_RATIO": "0.7"},
+                    "pytorch", 33.5, started, max_allowed_gib=33.6)
+    write_folder(os.path.join(HERE, "settings", "2026-11-11-mps-watermark"), "mps-watermark", "mps",
+                 machine("2.11.0", started), edited, swap_from=42.0)
+    # device: summary.json says mps, machine.json and the run records say cpu.
+    started = "2026-11-12T10:00:00Z"
+    write_folder(os.path.join(HERE, "device", "2026-11-12-mps-watermark-summary-says-mps"), "mps-watermark", "cpu",
+                 machine("2.10.0", started, device="cpu"), watermark_runs(started, 45.0, device="cpu"),
+                 summary_device="mps")
 
 
 if __name__ == "__main__":
