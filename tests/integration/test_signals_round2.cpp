@@ -319,8 +319,10 @@ TEST(SignalsRound2, AGrandchildThatIgnoresSigtermIsKilledAfterTheGraceAndSaidSo)
   const std::string pidfile = t.path + "/grandchild.pid";
   RunOpts o;
   o.set_env["WMBENCH_GUARD_NO_CGROUP"] = "1";
+  // The grandchild writes its pid once it ignores SIGTERM; the leader ends only after that.
   const Result r = run({WMBENCH_BIN, "guard", "--grace", "1s", "--", "/bin/sh", "-c",
-                        "sh -c 'trap \"\" TERM; while :; do sleep 0.2; done' & echo $! > '" + pidfile + "'; exit 0"},
+                        "sh -c 'trap \"\" TERM; echo $$ > " + pidfile + "; while :; do sleep 0.2; done' & "
+                        "while [ ! -s '" + pidfile + "' ]; do sleep 0.05; done; exit 0"},
                        o);
   const pid_t g = pid_in(pidfile);
   ASSERT_NE(g, 0) << r.err;
@@ -389,6 +391,32 @@ TEST(SignalsRound2, CtrlZStopsRunAndItsCommandChildAndContinueFinishesTheRun) {
   const auto rec = the_record(t);
   EXPECT_EQ(rec.value("stopped_by", ""), "finished") << rec.dump(2);
   EXPECT_TRUE(rec.contains("exit_code") && rec["exit_code"] == 0) << rec.dump(2);
+}
+
+TEST(SignalsRound2, CtrlZStopsTheGuardAndItsCommandInAnOrphanedProcessGroupToo) {
+#ifndef __linux__
+  GTEST_SKIP() << "reads /proc/PID/stat";
+#endif
+  // setsid(1) makes the guard a session (and process group) of its own whose parent is outside it:
+  // an orphaned process group, where the kernel discards a SIGTSTP whose default action would stop
+  // it (signal(7)). wmbench must stop itself anyway, or its child would stay stopped without it.
+  const std::string setsid = find_on_path("setsid");
+  if (setsid.empty()) GTEST_SKIP() << "no setsid(1) on PATH (util-linux) to make an orphaned process group";
+  Tmp t;
+  const std::string started = t.path + "/started";
+  CtrlZSeen seen;
+  RunOpts o;
+  o.timeout = 300;
+  o.while_running = [&](pid_t w) {
+    ctrl_z_then_continue(w, seen, [&](pid_t) { return pid_in(started) != 0; });
+  };
+  // setsid execs the guard in place (the forked test child is no group leader), so `w` is the guard.
+  std::vector<std::string> argv = {setsid, WMBENCH_BIN, "guard", "--"};
+  for (const auto& a : slow_job(started)) argv.push_back(a);
+  const Result r = run(argv, o);
+  expect_stopped_then_resumed(seen);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "done")) << r.out << r.err;
 }
 
 TEST(SignalsRound2, CtrlZStopsRunAndItsFillChildAndContinueFinishesTheRun) {
