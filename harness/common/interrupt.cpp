@@ -5,6 +5,7 @@
 #include "common/pipe.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -66,6 +67,23 @@ void install_interrupt_handlers() {
 }
 
 void set_watched_child_group(int pgid) { g_child_group.store(pgid); }
+
+namespace {
+void mask_tstp(int how) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTSTP);
+  ::pthread_sigmask(how, &set, nullptr);
+}
+}  // namespace
+
+CtrlZHold::CtrlZHold() : held_(true) { mask_tstp(SIG_BLOCK); }
+
+void CtrlZHold::release() {
+  if (!held_) return;
+  held_ = false;
+  mask_tstp(SIG_UNBLOCK);
+}
 
 int interrupt_signal() { return g_signal.load(); }
 int interrupt_fd() { return g_pipe[0]; }

@@ -124,6 +124,7 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
   so.stdin_null = false;
   if (sandbox) so.cgroup_procs = sandbox->procs_file();
   Child child;
+  CtrlZHold ctrl_z;  // a Ctrl-Z before the command's group is watched waits for it (common/interrupt.h)
   try {
     child = spawn_child(so);
   } catch (const SpawnError& e) {
@@ -139,6 +140,7 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
       for (pid_t p : sandbox->procs()) ::kill(p, sig);
     };
   set_watched_child_group(child.pid);  // Ctrl-Z stops the command with the guard (common/interrupt.h)
+  ctrl_z.release();
   SuperviseResult r = supervise(child, sup, *probe, clock, swap_before);
   set_watched_child_group(0);
   if (trace && r.stopper == Stopper::None) trace->line({{"type", "end"}});

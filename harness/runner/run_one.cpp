@@ -214,6 +214,7 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
     return write_record(s, rec);
   }
   Child child;
+  CtrlZHold ctrl_z;  // a Ctrl-Z before the child's group is watched waits for it (common/interrupt.h)
   try {
     child = spawn_child(so);
   } catch (const SpawnError& e) {
@@ -227,6 +228,7 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   stderr_log.close();
   if (job) job->started();
   set_watched_child_group(child.pid);  // Ctrl-Z stops the child with wmbench (common/interrupt.h)
+  ctrl_z.release();
   const int interrupted = watch_child(s, child, rec, std::move(trace), std::move(sandbox), swap_before, head, job.get());
   set_watched_child_group(0);
   s.progress.finish(outcome_line(head, rec));

@@ -126,6 +126,10 @@ void reap_stray(pid_t pid) {
   if (pid > 0 && alive(pid)) ::kill(pid, SIGKILL);
 }
 
+// "pid 123 (": how wmbench names a leftover (its comm follows: `sleep`, or `sh` when it was
+// stopped between the fork of `sleep 600 &` and its exec).
+std::string named(pid_t pid) { return fmt::format("pid {} (", pid); }
+
 bool any_warning(const nlohmann::json& run, const std::string& part) {
   for (const auto& w : run.value("warnings", nlohmann::json::array()))
     if (w.is_string() && has(w.get<std::string>(), part)) return true;
@@ -209,7 +213,7 @@ TEST(SignalsRound2, RunCommandStopsAndNamesTheGrandchildItLeftWithoutACgroup) {
     EXPECT_FALSE(alive(g)) << then << ": the grandchild " << g << " outlived wmbench run: " << r.err;
     const auto rec = the_record(t);
     EXPECT_EQ(rec.value("stopped_by", ""), "finished") << rec.dump(2);
-    EXPECT_TRUE(any_warning(rec, fmt::format("pid {} (sleep)", g))) << "the record names the pid: " << rec.dump(2);
+    EXPECT_TRUE(any_warning(rec, named(g))) << "the record names the pid: " << rec.dump(2);
     EXPECT_TRUE(any_warning(rec, "stopped them (SIGTERM was enough)")) << rec.dump(2);
     EXPECT_FALSE(any_warning(rec, "in its cgroup")) << "no cgroup without root: " << rec.dump(2);
     reap_stray(g);
@@ -227,7 +231,7 @@ TEST(SignalsRound2, RunCommandStopsTheGrandchildThroughItsCgroupAsRoot) {
   EXPECT_FALSE(alive(g)) << "the grandchild " << g << " outlived wmbench run";
   const auto rec = the_record(t);
   EXPECT_TRUE(any_warning(rec, "in its cgroup")) << rec.dump(2);
-  EXPECT_TRUE(any_warning(rec, fmt::format("pid {} (sleep)", g))) << rec.dump(2);
+  EXPECT_TRUE(any_warning(rec, named(g))) << rec.dump(2);
   EXPECT_TRUE(any_warning(rec, "stopped them")) << rec.dump(2);
   reap_stray(g);
 }
@@ -258,7 +262,7 @@ TEST(SignalsRound2, AFillChildsGrandchildIsStoppedAndNamedBeforeTheNextCell) {
     EXPECT_FALSE(alive(left[i])) << "the grandchild of run " << i + 1 << " outlived wmbench run";
     const auto rec = read_json(dir + (i == 0 ? "/runs/01-a.json" : "/runs/02-b.json"));
     EXPECT_EQ(rec.value("stopped_by", ""), "cap") << rec.dump(2);
-    EXPECT_TRUE(any_warning(rec, fmt::format("pid {} (sleep)", left[i]))) << "named in its own run's record: " << rec.dump(2);
+    EXPECT_TRUE(any_warning(rec, named(left[i]))) << "named in its own run's record: " << rec.dump(2);
     EXPECT_TRUE(any_warning(rec, "stopped them")) << rec.dump(2);
     reap_stray(left[i]);
   }
@@ -287,7 +291,7 @@ TEST(SignalsRound2, GuardStopsAndNamesTheGrandchildWithoutACgroup) {
     ASSERT_NE(g, 0) << r.err;
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_FALSE(alive(g)) << (non_root ? "non-root" : "NO_CGROUP") << ": the grandchild outlived the guard: " << r.err;
-    EXPECT_TRUE(has(r.err, fmt::format("pid {} (sleep)", g))) << r.err;
+    EXPECT_TRUE(has(r.err, named(g))) << r.err;
     EXPECT_TRUE(has(r.err, "stopped them (SIGTERM was enough)")) << r.err;
     reap_stray(g);
   }
@@ -307,7 +311,7 @@ TEST(SignalsRound2, GuardStopsTheGrandchildThroughItsCgroupAsRoot) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_FALSE(alive(g)) << "the grandchild outlived the guard: " << r.err;
   EXPECT_TRUE(has(r.err, "in its cgroup")) << r.err;
-  EXPECT_TRUE(has(r.err, fmt::format("pid {} (sleep)", g))) << r.err;
+  EXPECT_TRUE(has(r.err, named(g))) << r.err;
   reap_stray(g);
 }
 
@@ -337,31 +341,54 @@ TEST(SignalsRound2, AGrandchildThatIgnoresSigtermIsKilledAfterTheGraceAndSaidSo)
 
 namespace {
 
-// While `wmbench` (pid) runs: waits for its child, sends SIGTSTP to wmbench, checks that the child
-// and wmbench both stop (state T), sends SIGCONT, checks that both run again. Fills `seen`.
+// The states of the live members of process group `pgid`, e.g. "T T" ('' when none).
+std::string group_states(pid_t pgid) {
+  std::string out;
+  for (pid_t p : group_members(pgid)) {
+    const char st = proc_state(p);
+    if (st && st != 'Z') out += st;
+  }
+  return out;
+}
+
+// Every member is stopped: 'T' (or 't'), or 'D' for a shell waiting in vfork(2) for a child that
+// was stopped before its exec (dash uses vfork), with at least one 'T'.
+bool group_stopped(pid_t pgid) {
+  const std::string s = group_states(pgid);
+  return s.find_first_of("Tt") != std::string::npos && s.find_first_not_of("TtD") == std::string::npos;
+}
+
+// While `wmbench` (pid) runs: waits for its child, sends SIGTSTP to wmbench, checks that the
+// child's whole process group and wmbench stop, sends SIGCONT, checks that both run again.
 struct CtrlZSeen {
   pid_t child = 0;
-  char child_stopped = 0, self_stopped = 0, child_resumed = 0, self_resumed = 0;
+  std::string group_when_stopped, group_when_resumed;
+  char self_stopped = 0, self_resumed = 0;
+  bool group_stopped = false;
 };
 
 void ctrl_z_then_continue(pid_t wmbench, CtrlZSeen& seen, const std::function<bool(pid_t)>& child_ready) {
   wait_for([&] { return (seen.child = child_of(wmbench)) != 0 && child_ready(seen.child); }, kDeadline);
   if (!seen.child) return;
+  const pid_t g = seen.child;  // the child leads its own process group
   ::kill(wmbench, SIGTSTP);
-  wait_for([&] { return proc_state(seen.child) == 'T' && proc_state(wmbench) == 'T'; }, kDeadline);
-  seen.child_stopped = proc_state(seen.child);
+  seen.group_stopped = wait_for([&] { return group_stopped(g) && proc_state(wmbench) == 'T'; }, kDeadline);
+  seen.group_when_stopped = group_states(g);
   seen.self_stopped = proc_state(wmbench);
   ::kill(wmbench, SIGCONT);
-  wait_for([&] { return proc_state(seen.child) != 'T' && proc_state(wmbench) != 'T'; }, kDeadline);
-  seen.child_resumed = proc_state(seen.child);
+  wait_for([&] { return group_states(g).find_first_of("Tt") == std::string::npos && proc_state(wmbench) != 'T'; },
+           kDeadline);
+  seen.group_when_resumed = group_states(g);
   seen.self_resumed = proc_state(wmbench);
 }
 
 void expect_stopped_then_resumed(const CtrlZSeen& s) {
   ASSERT_NE(s.child, 0) << "no child was seen";
-  EXPECT_EQ(s.child_stopped, 'T') << "the child kept running while wmbench was stopped";
+  EXPECT_TRUE(s.group_stopped) << "the child's group kept running while wmbench was stopped: states '"
+                               << s.group_when_stopped << "', wmbench '" << s.self_stopped << "'";
   EXPECT_EQ(s.self_stopped, 'T') << "wmbench itself did not stop on SIGTSTP";
-  EXPECT_NE(s.child_resumed, 'T') << "the child stayed stopped after SIGCONT";
+  EXPECT_EQ(s.group_when_resumed.find_first_of("Tt"), std::string::npos)
+      << "the child's group stayed stopped after SIGCONT: " << s.group_when_resumed;
   EXPECT_NE(s.self_resumed, 'T') << "wmbench stayed stopped after SIGCONT";
 }
 
@@ -424,15 +451,19 @@ TEST(SignalsRound2, CtrlZStopsRunAndItsFillChildAndContinueFinishesTheRun) {
   GTEST_SKIP() << "reads /proc/PID/stat";
 #endif
   Tmp t;
-  // 12 steps of 4 MiB, 0.25 s apart: about 3 s of filling.
-  const std::string sc = scenario(t.path, "slow", R"({"name": "slow", "device": "cpu", "step": "4MiB", "cap": "48MiB",
+  // 20 steps of 4 MiB, 0.25 s apart: about 5 s of filling.
+  const std::string sc = scenario(t.path, "slow", R"({"name": "slow", "device": "cpu", "step": "4MiB", "cap": "80MiB",
       "step_delay": "0.25s", "timeout": "300s", "matrix": [{"label": "a"}]})");
   CtrlZSeen seen;
   RunOpts o;
   o.timeout = 300;
   o.while_running = [&](pid_t w) {
-    // The fill child is wmbench's child once the pre-folder probe is over: the folder exists then.
-    ctrl_z_then_continue(w, seen, [&](pid_t) { return !only_result_dir(t.path + "/out").empty(); });
+    // The run's fill child, not the pre-folder probe (`--hello-only`): known by its argv.
+    ctrl_z_then_continue(w, seen, [&](pid_t c) {
+      std::string argv = slurp("/proc/" + std::to_string(c) + "/cmdline");
+      std::replace(argv.begin(), argv.end(), '\0', ' ');
+      return has(argv, "--step-delay") && !has(argv, "--hello-only");
+    });
   };
   const Result r = wmbench({"run", sc, "--out", t.path + "/out", "--no-plots"}, o);
   expect_stopped_then_resumed(seen);
