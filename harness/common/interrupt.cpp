@@ -5,6 +5,7 @@
 #include "common/pipe.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -17,27 +18,33 @@ std::atomic<int> g_signal{0};
 int g_pipe[2] = {-1, -1};
 std::atomic<int> g_child_group{0};  // the watched child's process group (0 = none)
 
-// Ctrl-Z: the child runs in its own process group, so the terminal's SIGTSTP never reaches it.
-// wmbench stops it first, then itself; SIGCONT (fg/bg) continues the child with wmbench.
-// Only async-signal-safe calls: kill, raise, sigaction.
-void on_tstp(int) {
-  const int g = g_child_group.load();
-  if (g > 0) ::kill(-g, SIGSTOP);
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  ::sigaction(SIGTSTP, &dfl, nullptr);
-  ::raise(SIGTSTP);  // stops here (SIGTSTP is unblocked once the handler returns)
+// sigaction(sig) with `handler`, an empty mask and `flags`. Async-signal-safe.
+void set_handler(int sig, void (*handler)(int), int flags) {
+  struct sigaction sa {};
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = flags;
+  ::sigaction(sig, &sa, nullptr);
 }
 
-void on_cont(int) {
+// `sig` to the watched child's process group, when there is one. Async-signal-safe.
+void signal_child_group(int sig) {
   const int g = g_child_group.load();
-  if (g > 0) ::kill(-g, SIGCONT);
-  struct sigaction sa {};
-  sa.sa_handler = on_tstp;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGTSTP, &sa, nullptr);
+  if (g > 0) ::kill(-g, sig);
 }
+
+// Ctrl-Z: the child runs in its own process group, so the terminal's SIGTSTP never reaches it.
+// wmbench stops it first, then itself; SIGCONT (fg/bg, kill -CONT) continues the child with
+// wmbench. wmbench stops itself with SIGSTOP, not a re-raised SIGTSTP: the kernel discards a
+// SIGTSTP whose default action would stop a process of an orphaned process group (signal(7),
+// "orphaned process group"; wmbench started by a script whose shell is gone), and the child would
+// then stay stopped while wmbench ran on without it.
+void on_tstp(int) {
+  signal_child_group(SIGSTOP);
+  ::raise(SIGSTOP);
+}
+
+void on_cont(int) { signal_child_group(SIGCONT); }
 
 void on_signal(int sig) {
   int expected = 0;
@@ -53,24 +60,30 @@ void install_interrupt_handlers() {
   if (g_pipe[0] < 0) {
     if (make_pipe(g_pipe, /*nonblock=*/true) != 0) g_pipe[0] = g_pipe[1] = -1;
   }
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: blocking calls return EINTR
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &sa, nullptr);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) set_handler(s, on_signal, 0);  // no SA_RESTART: blocking calls get EINTR
   ::signal(SIGPIPE, SIG_IGN);
-  struct sigaction tstp {};
-  tstp.sa_handler = on_tstp;
-  sigemptyset(&tstp.sa_mask);
-  ::sigaction(SIGTSTP, &tstp, nullptr);
-  struct sigaction cont {};
-  cont.sa_handler = on_cont;
-  sigemptyset(&cont.sa_mask);
-  cont.sa_flags = SA_RESTART;
-  ::sigaction(SIGCONT, &cont, nullptr);
+  set_handler(SIGTSTP, on_tstp, 0);
+  set_handler(SIGCONT, on_cont, SA_RESTART);
 }
 
 void set_watched_child_group(int pgid) { g_child_group.store(pgid); }
+
+namespace {
+void mask_tstp(int how) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTSTP);
+  ::pthread_sigmask(how, &set, nullptr);
+}
+}  // namespace
+
+CtrlZHold::CtrlZHold() : held_(true) { mask_tstp(SIG_BLOCK); }
+
+void CtrlZHold::release() {
+  if (!held_) return;
+  held_ = false;
+  mask_tstp(SIG_UNBLOCK);
+}
 
 int interrupt_signal() { return g_signal.load(); }
 int interrupt_fd() { return g_pipe[0]; }

@@ -14,6 +14,22 @@ int interrupt_fd();       // readable once a signal arrived (-1 before install)
 // install_interrupt_handlers() catches SIGTSTP and SIGCONT for it.
 void set_watched_child_group(int pgid);
 
+// Holds back a Ctrl-Z (SIGTSTP blocked in this thread, and in threads it starts meanwhile) from
+// before a child is spawned until its group is watched: release() (or the end of the scope)
+// delivers one that came meanwhile, now to the child as well. Without it, a SIGTSTP between the
+// spawn and set_watched_child_group stopped wmbench alone and the child ran on (seen under load).
+class CtrlZHold {
+ public:
+  CtrlZHold();
+  ~CtrlZHold() { release(); }
+  CtrlZHold(const CtrlZHold&) = delete;
+  CtrlZHold& operator=(const CtrlZHold&) = delete;
+  void release();
+
+ private:
+  bool held_ = false;
+};
+
 // Sleeps until the time passes or a signal arrives (then at once); interrupted() says which.
 class InterruptibleSleeper : public Sleeper {
  public:

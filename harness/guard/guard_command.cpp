@@ -34,7 +34,8 @@ std::unique_ptr<Sandbox> make_guard_sandbox(uint64_t ram_limit, std::ostream& er
 
 // Without --ram-limit: a cgroup without a limit, only to know (and stop) every process of the
 // command, however it left its process group. Linux as root (or a delegated cgroup); nullptr
-// elsewhere, or when WMBENCH_GUARD_NO_CGROUP=1 (then the leftovers are found by find_leftovers).
+// elsewhere, or when WMBENCH_GUARD_NO_CGROUP=1 (then the leftovers are found and stopped by
+// stop_leftovers).
 std::unique_ptr<Sandbox> make_tracking_cgroup() {
   const char* off = std::getenv("WMBENCH_GUARD_NO_CGROUP");
   if (off && *off && std::string(off) != "0") return nullptr;
@@ -66,25 +67,11 @@ int guard_exit(const GuardCommandOptions& o, const SuperviseResult& r, std::ostr
   }
 }
 
-// The command is gone: whatever it left running is stopped (in its cgroup) or named (without one).
+// The command is gone: whatever it left running is stopped (in its cgroup, else each pid found)
+// and named (guard/leftovers.h).
 void handle_leftovers(const GuardCommandOptions& o, Sandbox* cgroup, pid_t pgid, std::ostream& err) {
-  if (cgroup) {
-    std::vector<LeftProcess> procs;
-    for (pid_t p : cgroup->procs()) procs.push_back({p, process_name(p)});  // named before they are stopped
-    const CgroupStop st = cgroup->stop_all(o.grace);
-    if (st.pids.empty()) return;
-    err << fmt::format("wmbench guard: the command left {} process(es) running in its cgroup: {}; stopped them ({}){}\n",
-                       st.pids.size(),
-                       describe(procs),
-                       st.killed ? fmt::format("SIGKILL was needed after the {:g} s grace", o.grace) : "SIGTERM was enough",
-                       st.emptied ? "" : "; some are still there (unkillable, in the kernel)");
-    return;
-  }
-  const auto left = find_leftovers(pgid);
-  if (left.empty()) return;
-  err << fmt::format("wmbench guard: the command left {} process(es) running that the guard no longer watches: {}; "
-                     "they were not stopped (as root the guard runs the command in a cgroup and stops them all)\n",
-                     left.size(), describe(left));
+  const std::string said = stop_what_is_left(cgroup, pgid, o.grace);
+  if (!said.empty()) err << "wmbench guard: " << said << "\n";
 }
 
 SuperviseOptions supervise_options(const GuardCommandOptions& o, const Sandbox* sandbox, TraceWriter* trace) {
@@ -137,6 +124,7 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
   so.stdin_null = false;
   if (sandbox) so.cgroup_procs = sandbox->procs_file();
   Child child;
+  CtrlZHold ctrl_z;  // a Ctrl-Z before the command's group is watched waits for it (common/interrupt.h)
   try {
     child = spawn_child(so);
   } catch (const SpawnError& e) {
@@ -152,6 +140,7 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
       for (pid_t p : sandbox->procs()) ::kill(p, sig);
     };
   set_watched_child_group(child.pid);  // Ctrl-Z stops the command with the guard (common/interrupt.h)
+  ctrl_z.release();
   SuperviseResult r = supervise(child, sup, *probe, clock, swap_before);
   set_watched_child_group(0);
   if (trace && r.stopper == Stopper::None) trace->line({{"type", "end"}});

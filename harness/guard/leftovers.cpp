@@ -1,6 +1,5 @@
 #include "guard/leftovers.h"
 
-#include <dirent.h>
 #include <signal.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -8,55 +7,42 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <map>
+#include <chrono>
 #include <set>
-#include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
+
+#include "guard/proc_table.h"
+#include "sandbox/sandbox.h"
 
 namespace wmb {
 namespace {
 
-struct ProcStat {
-  pid_t ppid = 0, pgrp = 0, session = 0;
-  char state = '?';
-  std::string name;
-};
+using SteadyTime = std::chrono::steady_clock;
 
-#ifdef __linux__
-// /proc/PID/stat: "pid (comm) state ppid pgrp session ..."; comm may hold spaces and ')'.
-bool read_stat(pid_t pid, ProcStat& st) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t open = text.find('('), close = text.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open) return false;
-  st.name = text.substr(open + 1, close - open - 1);
-  std::istringstream rest(text.substr(close + 1));
-  long ppid = 0, pgrp = 0, session = 0;
-  if (!(rest >> st.state >> ppid >> pgrp >> session)) return false;
-  st.ppid = static_cast<pid_t>(ppid);
-  st.pgrp = static_cast<pid_t>(pgrp);
-  st.session = static_cast<pid_t>(session);
-  return true;
+// How long SIGKILLed leftovers get to be gone before they are called unkillable (in the kernel).
+constexpr double kKillWait = 5.0;
+// Between two searches of /proc while waiting (each reads every /proc/PID/stat).
+constexpr auto kPollStep = std::chrono::milliseconds(20);
+
+SteadyTime::time_point after(double seconds) {
+  return SteadyTime::now() + std::chrono::duration_cast<SteadyTime::duration>(std::chrono::duration<double>(seconds));
 }
 
-std::map<pid_t, ProcStat> all_processes() {
-  std::map<pid_t, ProcStat> all;
-  DIR* d = ::opendir("/proc");
-  if (!d) return all;
-  while (const dirent* e = ::readdir(d)) {
-    char* end = nullptr;
-    const long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end) continue;
-    ProcStat st;
-    if (read_stat(static_cast<pid_t>(pid), st)) all.emplace(static_cast<pid_t>(pid), st);
+// Names newly found processes (a fork during the stop included) in `r`; `seen` holds their pids.
+void add_new(LeftoverStop& r, std::set<pid_t>& seen, const std::vector<LeftProcess>& now) {
+  for (const auto& p : now)
+    if (seen.insert(p.pid).second) r.procs.push_back(p);
+}
+
+// Sends `sig` to each found process (pid 0: macOS's "members of the group", signalled as one).
+void signal_each(const std::vector<LeftProcess>& procs, pid_t pgid, int sig) {
+  for (const auto& p : procs) {
+    ::kill(p.pid ? p.pid : -pgid, sig);
+    if (sig == SIGTERM) ::kill(p.pid ? p.pid : -pgid, SIGCONT);  // a stopped one would never see SIGTERM
   }
-  ::closedir(d);
-  return all;
 }
-#endif
 
 }  // namespace
 
@@ -74,7 +60,7 @@ std::vector<LeftProcess> find_leftovers(pid_t pgid) {
   while (::waitpid(-1, nullptr, WNOHANG) > 0) {
   }  // adopted orphans that ended already
   const pid_t self = ::getpid();
-  const auto all = all_processes();
+  const auto all = scan_processes();
   // Seeds: the guard's children (adopted orphans: the command itself is reaped), the command's
   // process group, and sessions the command's processes made (sid = a member's pid).
   std::set<pid_t> found;
@@ -94,10 +80,67 @@ std::vector<LeftProcess> find_leftovers(pid_t pgid) {
   return left;
 }
 
+LeftoverStop stop_leftovers(pid_t pgid, double grace) {
+  LeftoverStop r;
+  std::set<pid_t> seen;
+  std::vector<LeftProcess> now = find_leftovers(pgid);
+  add_new(r, seen, now);
+  if (now.empty()) return r;
+  signal_each(now, pgid, SIGTERM);
+  for (const auto soft = after(grace); SteadyTime::now() < soft;) {
+    std::this_thread::sleep_for(kPollStep);
+    now = find_leftovers(pgid);
+    if (now.empty()) return r;
+    std::vector<LeftProcess> fresh;
+    for (const auto& p : now)
+      if (!seen.count(p.pid)) fresh.push_back(p);
+    add_new(r, seen, fresh);
+    signal_each(fresh, pgid, SIGTERM);  // forked meanwhile: its own grace is what is left of it
+  }
+  for (const auto hard = after(kKillWait); !(now = find_leftovers(pgid)).empty() && SteadyTime::now() < hard;) {
+    r.killed = true;
+    add_new(r, seen, now);
+    signal_each(now, pgid, SIGKILL);
+    std::this_thread::sleep_for(kPollStep);
+  }
+  r.emptied = now.empty();
+  return r;
+}
+
+std::string stop_what_is_left(Sandbox* cgroup, pid_t pgid, double grace) {
+  std::vector<LeftProcess> procs;
+  bool killed = false, emptied = true;
+  if (cgroup) {
+    for (pid_t p : cgroup->procs()) procs.push_back({p, process_name(p)});  // named before they are stopped
+    const CgroupStop st = cgroup->stop_all(grace);
+    if (st.pids.empty()) return "";
+    // One that joined between the naming and the stop is counted by stop_all's list.
+    for (pid_t p : st.pids) {
+      bool named = false;
+      for (const auto& q : procs) named = named || q.pid == p;
+      if (!named) procs.push_back({p, "?"});
+    }
+    killed = st.killed;
+    emptied = st.emptied;
+  } else {
+    LeftoverStop st = stop_leftovers(pgid, grace);
+    if (st.procs.empty()) return "";
+    procs = std::move(st.procs);
+    killed = st.killed;
+    emptied = st.emptied;
+  }
+  const bool counted = procs.empty() || procs.front().pid != 0;  // macOS: the group, pids unknown
+  return fmt::format("the command left {} running{}: {}; stopped them ({}){}",
+                     counted ? fmt::format("{} process(es)", procs.size()) : std::string("processes"),
+                     cgroup ? " in its cgroup" : "", describe(procs),
+                     killed ? fmt::format("SIGKILL was needed after the {:g} s grace", grace) : "SIGTERM was enough",
+                     emptied ? "" : "; some are still there (unkillable, in the kernel)");
+}
+
 std::string process_name(pid_t pid) {
 #ifdef __linux__
   ProcStat st;
-  if (read_stat(pid, st)) return st.name;
+  if (read_proc_stat(pid, st)) return st.name;
 #else
   (void)pid;
 #endif

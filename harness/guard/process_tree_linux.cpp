@@ -1,35 +1,12 @@
 // process_tree() on Linux: cgroup.procs, else /proc/PID/stat (ppid, pgrp) of every process.
-#include <dirent.h>
-
-#include <cstdlib>
 #include <fstream>
-#include <map>
 #include <set>
-#include <sstream>
 
+#include "guard/proc_table.h"
 #include "guard/tree_probe.h"
 
 namespace wmb {
 namespace {
-
-struct Parent {
-  pid_t ppid = 0, pgrp = 0;
-};
-
-// /proc/PID/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces and ')'.
-bool read_parent(pid_t pid, Parent& out) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t close = text.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream rest(text.substr(close + 1));
-  char state = 0;
-  long ppid = 0, pgrp = 0;
-  if (!(rest >> state >> ppid >> pgrp)) return false;
-  out.ppid = static_cast<pid_t>(ppid);
-  out.pgrp = static_cast<pid_t>(pgrp);
-  return true;
-}
 
 std::vector<pid_t> cgroup_members(const std::string& cgroup_dir) {
   std::vector<pid_t> out;
@@ -49,17 +26,7 @@ std::vector<pid_t> process_tree(pid_t root, const std::string& cgroup_dir) {
       if (p != root) out.push_back(p);
     if (out.size() > 1) return out;
   }
-  std::map<pid_t, Parent> all;
-  if (DIR* d = ::opendir("/proc")) {
-    while (const dirent* e = ::readdir(d)) {
-      char* end = nullptr;
-      const long pid = std::strtol(e->d_name, &end, 10);
-      if (pid <= 0 || *end) continue;
-      Parent st;
-      if (read_parent(static_cast<pid_t>(pid), st)) all.emplace(static_cast<pid_t>(pid), st);
-    }
-    ::closedir(d);
-  }
+  const auto all = scan_processes();
   std::set<pid_t> in_tree = {root};
   for (const auto& [pid, st] : all)
     if (st.pgrp == root) in_tree.insert(pid);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/files.h"
+#include "common/interrupt.h"
 #include "runner/locate.h"
 #include "runner/python_isolated.h"
 #include "runner/short_command.h"
@@ -42,6 +43,8 @@ void draw_charts(const std::string& dir, std::ostream& out, std::ostream& err) {
   }
   const std::string pdir = dirname_of(plots);
   const std::string py = python_with_matplotlib();
+  // SIGINT/SIGTERM/SIGHUP: the probe's python was stopped; finish says so and exits 128+N.
+  if (interrupt_signal()) return;
   if (py.empty()) {
     out << "Charts: no python3 with matplotlib found; with it, run:\n"
         << "  python3 " << pdir << "/table.py " << dir << "\n  python3 " << pdir << "/traces.py " << dir << "\n";
@@ -54,6 +57,9 @@ void draw_charts(const std::string& dir, std::ostream& out, std::ostream& err) {
     // Isolated (python_isolated.h): -I, no PYTHON* variables, run in "/" with absolute paths.
     CommandOutput r = run_short_command(isolated_python_argv(py, {path, absolute_for_child(dir)}), kChartTimeout, "",
                                         isolated_python_env(current_environment()), kPythonCwd);
+    // Stopped by the user's signal (the script's group was stopped): no next chart, no blame on
+    // the script; finish says where the records are and exits 128+N.
+    if (r.interrupted || interrupt_signal()) return;
     const std::string name = std::string(script).substr(0, std::string(script).find('.'));
     const bool present = r.ok() && chart_present(dir, name);
     if (present) continue;

@@ -64,20 +64,8 @@ void JobRun::attach(SuperviseOptions& sup, Sandbox* cgroup) {
 
 std::vector<std::string> JobRun::end(Sandbox* cgroup, pid_t pgid, double grace) {
   std::vector<std::string> w;
-  if (cgroup) {
-    std::vector<LeftProcess> procs;
-    for (pid_t p : cgroup->procs()) procs.push_back({p, process_name(p)});
-    const CgroupStop st = cgroup->stop_all(grace);
-    if (!st.pids.empty())
-      w.push_back(fmt::format("the command left {} process(es) running in its cgroup: {}; stopped them ({}){}",
-                              st.pids.size(), describe(procs),
-                              st.killed ? fmt::format("SIGKILL was needed after the {:g} s grace", grace) : "SIGTERM was enough",
-                              st.emptied ? "" : "; some are still there (unkillable, in the kernel)"));
-  } else if (const auto left = find_leftovers(pgid); !left.empty()) {
-    w.push_back(fmt::format("the command left {} process(es) running that wmbench no longer watches: {}; they were not "
-                            "stopped (as root on Linux each run is in a cgroup and they are stopped)",
-                            left.size(), describe(left)));
-  }
+  // What the job left running is stopped and named, in its cgroup or by pid (guard/leftovers.h).
+  if (std::string said = stop_what_is_left(cgroup, pgid, grace); !said.empty()) w.push_back(std::move(said));
   if (pipe_write_ >= 0) started();  // never started: the relay still drains and ends
   relay_->stop();
   out_.finish();

@@ -1,7 +1,7 @@
 // What one run of the command child (child_command.h) needs around the run-one stage
 // (run_one.cpp), in one place: its own cgroup (Linux as root, when no sandbox is asked for), the
 // bounded stdout/stderr logs in the folder, the stderr relay, stopping every process of the job,
-// and the leftovers it forked (stopped in its cgroup, else named).
+// and the leftovers it forked (stopped and named: guard/leftovers.h).
 #pragma once
 
 #include <sys/types.h>
@@ -36,7 +36,7 @@ class JobRun {
   // supervise's callbacks: stdout lines into the stdout log; each stop signal also to every
   // process in `cgroup` (one that left the job's group with setsid included).
   void attach(SuperviseOptions& sup, Sandbox* cgroup);
-  // The job's leader is gone: what it left running is stopped (in `cgroup`) or named, the logs are
+  // The job's leader is gone: what it left running is stopped and named (in `cgroup`, else by pid), the logs are
   // finished. Returns the warnings for the record.
   std::vector<std::string> end(Sandbox* cgroup, pid_t pgid, double grace);
 

@@ -13,6 +13,7 @@
 #include "common/interrupt.h"
 #include "common/units.h"
 #include "common/utf8.h"
+#include "guard/leftovers.h"
 #include "guard/tree_probe.h"
 #include "runner/build_record.h"
 #include "runner/child_command.h"
@@ -120,6 +121,10 @@ int watch_child(Session& s, const Child& child, RunRecord& rec, std::unique_ptr<
   const SuperviseResult res = supervise(child, sup, job ? static_cast<MemoryProbe&>(tree) : s.probe, s.clock, swap_before);
   std::vector<std::string> job_warnings;
   if (job) job_warnings = job->end(sandbox.get(), child.pid, s.opts.scenario.guard.grace);
+  // A fill child's leftovers (a process it forked) never outlive the run: stopped and named
+  // (guard/leftovers.h), in its sandbox or by the pids found.
+  else if (std::string said = stop_what_is_left(sandbox.get(), child.pid, s.opts.scenario.guard.grace); !said.empty())
+    job_warnings.push_back(std::move(said));
   const std::string stderr_tail =
       job ? job->stderr_tail() : s.prep.held->folder.read_tail("runs/" + rec.file_stem() + ".stderr.log", 4096);
   const Classification cls = job ? classify_job(res, stderr_tail) : classify(res, watch.report(), stderr_tail);
@@ -209,6 +214,7 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
     return write_record(s, rec);
   }
   Child child;
+  CtrlZHold ctrl_z;  // a Ctrl-Z before the child's group is watched waits for it (common/interrupt.h)
   try {
     child = spawn_child(so);
   } catch (const SpawnError& e) {
@@ -222,6 +228,7 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   stderr_log.close();
   if (job) job->started();
   set_watched_child_group(child.pid);  // Ctrl-Z stops the child with wmbench (common/interrupt.h)
+  ctrl_z.release();
   const int interrupted = watch_child(s, child, rec, std::move(trace), std::move(sandbox), swap_before, head, job.get());
   set_watched_child_group(0);
   s.progress.finish(outcome_line(head, rec));
@@ -234,6 +241,7 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
 
 SessionEnd run_all(const RunnerOptions& opts, const Plan& plan, Prepared& prep, MemoryProbe& probe, std::ostream& err) {
   Session s(opts, prep, probe, err);
+  adopt_orphans();  // what a child forks and leaves becomes wmbench's child, to be found after it
   for (size_t pi = 0; pi < plan.runs.size(); ++pi) {
     const PlannedRun& pr = plan.runs[pi];
     if (!plan.runs_now(pr)) continue;
