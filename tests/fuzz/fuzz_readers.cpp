@@ -92,7 +92,8 @@ nlohmann::json a_record() {
 
 void env(const std::string& text, std::string_view in) {
   const nlohmann::json j = wmb::parse_json_text(text, "scenario.json", wmb::kMaxScenarioBytes);
-  wmb::JsonObject o(nlohmann::json{{"env", j}}, "scenario.json");
+  const nlohmann::json cell = {{"env", j}};  // JsonObject keeps a pointer: never to a temporary
+  wmb::JsonObject o(cell, "scenario.json");
   const auto m = o.string_map("env");
   if (!m) return;
   const std::set<std::string> extra = {"MY_TOOL"};

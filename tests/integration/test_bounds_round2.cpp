@@ -35,7 +35,8 @@ std::string example_folder(const std::string& t) {
 // file a hostile contributor would make).
 void plant(const std::string& dir, const std::string& key, const std::string& item, size_t n) {
   nlohmann::json rec = read_json(dir + "/runs/01-default.json");
-  rec.erase(key);
+  rec.erase("warnings");  // the folder's own record, without what an earlier plant() put there
+  rec.erase("stages");
   std::string text = rec.dump();
   text.pop_back();  // the closing brace
   text += ",\"" + key + "\":[";
@@ -123,6 +124,37 @@ TEST(BoundsRound2C, AJobsStderrFloodIsCutWithANoteAndTheJobsOwnFilesAreNotLimite
   EXPECT_TRUE(has(log, "bytes left out here")) << log.substr(log.size() > 300000 ? log.size() - 300000 : 0, 200);
   EXPECT_TRUE(has(log, "the end")) << "the tail is kept";
   EXPECT_EQ(wmbench({"check", dir}).status, 0) << "the folder is one wmbench reads";
+}
+
+TEST(BoundsRound2C, AFillChildsStderrFloodIsCutAtItsBoundWithANoteAndTheRunKeepsItsClass) {
+  Tmp t;
+  // This build's fill child behind a wrapper that first writes 20 MiB to its stderr (the log
+  // file, under the 16 MiB RLIMIT_FSIZE); the probe (--hello-only) is let through as it is.
+  const std::string real = WMBENCH_FILL_BIN;
+  const std::string fill = script(t.path, "flooding-fill",
+                                  "#!/bin/sh\ncase \"$*\" in *--hello-only*) exec " + real + " \"$@\";; esac\n"
+                                  "head -c 20971520 /dev/zero | tr '\\0' 'x' >&2\nexec " + real + " \"$@\"\n");
+  const std::string sc = scenario(t.path, "one", R"({"name": "one", "device": "cpu", "step": "4MiB", "cap": "8MiB",
+    "timeout": "120s", "matrix": [{"label": "a"}]})");
+  RunOpts o;
+  o.set_env["WMBENCH_FILL"] = fill;
+  o.timeout = 300;
+  auto r = run({WMBENCH_BIN, "run", sc, "--out", t.path + "/out", "--no-plots"}, o);
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::string dir = only_result_dir(t.path + "/out");
+  ASSERT_TRUE(file_exists(dir + "/runs/01-a.json")) << r.err;
+  const auto rec = read_json(dir + "/runs/01-a.json");
+  EXPECT_EQ(rec["stopped_by"], "cap") << rec.dump(2);
+  struct stat st {};
+  ASSERT_EQ(::stat((dir + "/runs/01-a.stderr.log").c_str(), &st), 0);
+  EXPECT_GE(static_cast<uint64_t>(st.st_size), 16u << 20) << "kept up to the bound";
+  EXPECT_LT(static_cast<uint64_t>(st.st_size), (16u << 20) + 4096) << "and no further";
+  const std::string log = slurp(dir + "/runs/01-a.stderr.log");
+  EXPECT_TRUE(has(log.substr(log.size() - 200), "[wmbench: this log was cut here")) << log.substr(log.size() - 200);
+  bool warned = false;
+  for (const auto& w : rec["warnings"]) warned = warned || has(w.get<std::string>(), "stderr log was cut");
+  EXPECT_TRUE(warned) << rec.dump(2);
+  EXPECT_EQ(wmbench({"check", dir}).status, 0);
 }
 
 TEST(BoundsRound2C, OnAFullDiskTheFinishedRunsRecordIsKeptElsewhereAndTheTerminalSaysWhere) {
