@@ -18,7 +18,7 @@ if ! [[ "$secs" =~ ^[0-9]+$ ]] || ((secs < 1)); then
   echo "usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (a whole number >= 1; default 20)" >&2
   exit 2
 fi
-targets=(${WMBENCH_FUZZ_TARGETS:-fuzz_error_parser fuzz_sizes fuzz_scenario fuzz_folder fuzz_protocol})
+targets=(${WMBENCH_FUZZ_TARGETS:-fuzz_error_parser fuzz_sizes fuzz_scenario fuzz_folder fuzz_protocol fuzz_readers})
 build="$root/build-fuzz"
 artifacts="$build/fuzz-artifacts"
 hint="apt-get install clang libclang-rt-14-dev   (or: WMBENCH_SETUP_FUZZ=1 bash scripts/setup.sh)"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -10,6 +11,32 @@
 
 namespace wmb {
 namespace {
+
+// nlohmann's DOM builder, with each object's keys checked for a duplicate as they come.
+class DupKeySax : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
+ public:
+  using Base = nlohmann::detail::json_sax_dom_parser<nlohmann::json>;
+  DupKeySax(nlohmann::json& root, std::function<void(const std::string&)> duplicate, std::function<void()> unique)
+      : Base(root, true), duplicate_(std::move(duplicate)), unique_(std::move(unique)) {}
+  bool start_object(std::size_t n) {
+    open_.emplace_back();
+    return Base::start_object(n);
+  }
+  bool end_object() {
+    if (!open_.empty()) open_.pop_back();
+    return Base::end_object();
+  }
+  bool key(std::string& k) {
+    if (!open_.empty() && !open_.back().insert(k).second) duplicate_(k);
+    unique_();
+    return Base::key(k);
+  }
+
+ private:
+  std::vector<std::set<std::string>> open_;
+  std::function<void(const std::string&)> duplicate_;
+  std::function<void()> unique_;
+};
 
 struct Scan {
   std::vector<size_t> key_offsets;  // byte offset of each object key's opening quote, in order
@@ -111,27 +138,23 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
   if (text.size() > max_bytes)
     throw InputError(fmt::format("{}: {} bytes; wmbench reads at most {} bytes here", source, text.size(), max_bytes));
   const Scan scan = prescan(text, source, max_depth);
-  // Duplicate keys: the parser calls back at each key, in the order the scan found them.
-  std::vector<std::set<std::string>> open;
+  // Duplicate keys: checked at each key as the DOM is built, in the order the scan found them.
+  // A SAX handler, not nlohmann's parser callback: json_sax_dom_callback_parser::end_object scans
+  // its parent container for a discarded value after every object (nlohmann/detail/input/
+  // json_sax.hpp, "remove discarded value"), so an array of two million small objects took hours
+  // (a 25 MB run file of one-key stages never finished in `report`).
+  nlohmann::json result;
   size_t key_no = 0;
-  auto cb = [&](int /*depth*/, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    if (ev == E::object_start) {
-      open.emplace_back();
-    } else if (ev == E::object_end) {
-      if (!open.empty()) open.pop_back();
-    } else if (ev == E::key) {
-      const size_t off = key_no < scan.key_offsets.size() ? scan.key_offsets[key_no] : text.size();
-      ++key_no;
-      const std::string& k = parsed.get_ref<const std::string&>();
-      if (!open.empty() && !open.back().insert(k).second)
-        throw InputError(fmt::format("{}: duplicate key \"{}\"; each key may appear once in an object",
-                                     where(text, source, off), utf8_sanitize(k, 80)));
-    }
-    return true;
-  };
+  DupKeySax sax(result, [&](const std::string& k) {
+    const size_t off = key_no < scan.key_offsets.size() ? scan.key_offsets[key_no] : text.size();
+    ++key_no;
+    throw InputError(fmt::format("{}: duplicate key \"{}\"; each key may appear once in an object",
+                                 where(text, source, off), utf8_sanitize(k, 80)));
+  }, [&] { ++key_no; });
   try {
-    return nlohmann::json::parse(text.begin(), text.end(), cb, /*allow_exceptions=*/true, /*ignore_comments=*/false);
+    nlohmann::json::sax_parse(text.begin(), text.end(), &sax, nlohmann::json::input_format_t::json, /*strict=*/true,
+                              /*ignore_comments=*/false);
+    return result;
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     auto pos = what.find("parse error");

@@ -84,6 +84,10 @@ void drop_duplicates(const Folder& f, Report& r, const std::vector<std::string>&
 void load_runs(const Folder& f, Report& r) {
   if (!f.exists("runs")) return;
   std::vector<std::string> files;  // the file of each record in r.runs
+  // summary.json holds every record: run files of more than its readers' bound together could
+  // never be summed up, and holding them all is what made report's memory unbounded. Reading
+  // stops there (report and check say so; the files are left as they are).
+  size_t total = 0;
   for (const auto& e : f.list("runs")) {
     if (!ends_with(e.name, ".json")) continue;
     const std::string rel = "runs/" + e.name;
@@ -93,7 +97,16 @@ void load_runs(const Folder& f, Report& r) {
     }
     try {
       std::vector<std::string> unknown;
-      r.runs.push_back(run_from_json(f.read_json(rel, kMaxFolderJsonBytes), f.display(rel), "", &unknown));
+      const std::string text = f.read(rel, kMaxRunRecordBytes);
+      if (total + text.size() > kMaxFolderJsonBytes) {
+        r.problems.push_back(fmt::format("{}: runs/ holds more than {} bytes of run files, the most that summary.json "
+                                         "(which holds every record) may have; reading stops here: this file and those "
+                                         "after it are left out",
+                                         f.display(rel), kMaxFolderJsonBytes));
+        break;
+      }
+      total += text.size();
+      r.runs.push_back(run_from_json(parse_json_text(text, f.display(rel), kMaxRunRecordBytes), f.display(rel), "", &unknown));
       files.push_back(rel);
       for (const auto& k : unknown) r.notes.push_back(fmt::format("{}: unknown key \"{}\" ignored", f.display(rel), k));
     } catch (const FileError& ex) {
@@ -136,16 +149,21 @@ Report load_report(const std::string& dir, const std::string& why_missing) {
 
 void write_report(const Report& r) {
   Folder f(r.dir);
+  std::string refused;  // a file over its readers' bound (summary.json): the others are still written
   for (const auto& e : all_exporters()) {
     std::string text;
     try {
       text = e->render(r);
+    } catch (const FileError& ex) {
+      refused += (refused.empty() ? "" : "; ") + std::string(ex.what());
+      continue;
     } catch (const std::exception& ex) {
       // The loader checked every field the exporters read; this is a bug, said as one.
       throw FileError(fmt::format("cannot render {}: {} (a wmbench bug: please report it)", f.display(e->file_name()), ex.what()));
     }
     f.write_atomic(e->file_name(), text);
   }
+  if (!refused.empty()) throw FileError(refused);
 }
 
 std::vector<std::unique_ptr<Exporter>> all_exporters() {

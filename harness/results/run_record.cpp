@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/env_allowlist.h"
 #include "common/json_input.h"
 #include "common/utf8.h"
 #include "scenario/scenario.h"
@@ -86,9 +87,15 @@ void check_parsed_error_json(const nlohmann::json& e, const std::string& source,
 
 void check_stage_json(const nlohmann::json& st, const std::string& source, const std::string& path) {
   JsonObject o(st, source, path);
-  o.str("name", true, 256);
+  o.str("name", true, kMaxStageStringBytes);
+  if (st.size() > kMaxStageKeys)
+    throw InputError(fmt::format("{}: {}: has {} keys; a stage may have at most {}", source, path, st.size(), kMaxStageKeys));
   for (auto it = st.begin(); it != st.end(); ++it) {
     const std::string& k = it.key();
+    if (k.size() > 64)
+      throw InputError(fmt::format("{}: {}: a key of {} bytes; a stage's keys are at most 64 bytes", source, path, k.size()));
+    if (it->is_structured()) o.wrong(k, *it, "a number, a string, true, false or null (a stage holds no lists or objects)");
+    if (it->is_string()) o.str(k.c_str(), false, kMaxStageStringBytes);
     if (k.size() > 6 && k.compare(k.size() - 6, 6, "_bytes") == 0) o.bytes(k.c_str());
   }
   o.number("t", 0, 1e9);
@@ -105,12 +112,16 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
     o.fail("label", fmt::format("value \"{}\" {}; labels become file names", utf8_sanitize(r.label, 64), p));
   r.repeat = static_cast<int>(o.integer("repeat", 1, 1000).value_or(1));
   r.env = o.string_map("env").value_or(std::map<std::string, std::string>{});
+  for (const auto& [k, v] : r.env)  // the scenario's bound on a cell's value (common/env_allowlist.h)
+    if (v.size() > kMaxCellEnvValueBytes)
+      o.fail("env", fmt::format("value of \"{}\" is {} bytes; an environment value may hold at most {} bytes",
+                                utf8_sanitize(k, 64), v.size(), kMaxCellEnvValueBytes));
   r.device = o.str("device", false, 64).value_or("");
   r.data = o.choice("data", {"random", "ones", "zeros"}).value_or("random");
   r.program = o.choice("program", {"fill", "offload", "command"}).value_or("fill");
   r.stopped_by = *o.choice("stopped_by", kStopClasses, true);
-  r.detail = o.str("detail").value_or("");
-  r.error_text = o.str("error_text");
+  r.detail = o.str("detail", false, kMaxRecordTextBytes).value_or("");
+  r.error_text = o.str("error_text", false, kMaxRecordTextBytes);
   if (const nlohmann::json* e = j.contains("error") ? &j["error"] : nullptr) {
     check_parsed_error_json(*e, source, o.path_of("error"));
     r.error = *e;
@@ -150,14 +161,78 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
     r.child_env = j["child_env"];
   }
   if (const nlohmann::json* st = o.array("stages")) {
+    if (st->size() > kMaxRecordStages)
+      o.fail("stages", fmt::format("holds {} stages; a record holds at most {} (the child's bound)", st->size(), kMaxRecordStages));
     for (size_t i = 0; i < st->size(); ++i) check_stage_json((*st)[i], source, fmt::format("{}[{}]", o.path_of("stages"), i));
     r.stages = *st;
   }
+  if (const nlohmann::json* w = o.array("warnings"); w && w->size() > kMaxRecordWarnings)
+    o.fail("warnings", fmt::format("holds {} warnings; a record holds at most {}", w->size(), kMaxRecordWarnings));
   r.warnings = o.string_list("warnings").value_or(std::vector<std::string>{});
+  for (size_t i = 0; i < r.warnings.size(); ++i)
+    if (r.warnings[i].size() > kMaxRecordWarningBytes)
+      o.fail(fmt::format("warnings[{}]", i), fmt::format("is {} bytes; a warning is at most {} bytes", r.warnings[i].size(),
+                                                         kMaxRecordWarningBytes));
   r.memory_fraction = o.number("memory_fraction", -1e300, 1e300);
   if (unknown)
     for (auto& k : o.unknown_keys(kRunKeys)) unknown->push_back(k);
   return r;
+}
+
+namespace {
+
+// The record's file as Folder::write_json writes it (common/files.cpp dump_safe), in bytes.
+size_t record_file_bytes(const RunRecord& r) {
+  return to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).size() + 1;
+}
+
+// At most `max` bytes, cut on a character boundary and ended with "...".
+std::string cut_text(const std::string& s, size_t max) {
+  return s.size() <= max ? s : std::string(utf8_prefix(s, max - 3)) + "...";
+}
+
+}  // namespace
+
+bool fit_run_record(RunRecord& r) {
+  std::vector<std::string> cuts;
+  if (r.stages.is_array() && r.stages.size() > kMaxRecordStages) {
+    cuts.push_back(fmt::format("{} stages after the first {}", r.stages.size() - kMaxRecordStages, kMaxRecordStages));
+    r.stages.erase(r.stages.begin() + static_cast<std::ptrdiff_t>(kMaxRecordStages), r.stages.end());
+  }
+  for (auto& w : r.warnings) w = cut_text(w, kMaxRecordWarningBytes);
+  if (r.warnings.size() > kMaxRecordWarnings - 1) {
+    cuts.push_back(fmt::format("{} warnings", r.warnings.size() - (kMaxRecordWarnings - 1)));
+    r.warnings.resize(kMaxRecordWarnings - 1);
+  }
+  if (r.detail.size() > kMaxRecordTextBytes) {
+    cuts.push_back("the detail's end");
+    r.detail = cut_text(r.detail, kMaxRecordTextBytes);
+  }
+  if (r.error_text && r.error_text->size() > kMaxRecordTextBytes) {
+    cuts.push_back("the error text's end");
+    r.error_text = cut_text(*r.error_text, kMaxRecordTextBytes);
+  }
+  // Still too large (a hostile child's stages or warnings at their bounds): the stages go, then
+  // the warnings, then the texts; never the measurement.
+  if (record_file_bytes(r) > kMaxRunRecordBytes && r.stages.is_array() && !r.stages.empty()) {
+    cuts.push_back(fmt::format("all {} stages", r.stages.size()));
+    r.stages = nullptr;
+  }
+  if (record_file_bytes(r) > kMaxRunRecordBytes && !r.warnings.empty()) {
+    cuts.push_back(fmt::format("{} warnings", r.warnings.size()));
+    r.warnings.clear();
+  }
+  if (record_file_bytes(r) > kMaxRunRecordBytes) {
+    cuts.push_back("the detail and error texts past 4 KiB");
+    r.detail = cut_text(r.detail, 4096);
+    if (r.error_text) r.error_text = cut_text(*r.error_text, 4096);
+  }
+  if (cuts.empty()) return false;
+  std::string what;
+  for (size_t i = 0; i < cuts.size(); ++i) what += (i ? ", " : "") + cuts[i];
+  r.warnings.push_back(fmt::format("this record was cut to the bounds every reader applies ({} bytes a file): {} left out",
+                                   kMaxRunRecordBytes, what));
+  return true;
 }
 
 }  // namespace wmb

@@ -56,6 +56,31 @@ struct RunRecord {
 
 nlohmann::json to_json(const RunRecord& r);
 
+// One bound per input (issue 22): what a run record may hold is the same for the writer
+// (`wmbench run`, fit_run_record before every write) and every reader (run_from_json, report,
+// check, --resume). A 25 MB run file of two million one-key stages made `report` hold 1.7 GB and
+// write a 100 MB summary.json that its own readers refused.
+//   - a run file is at most kMaxRunRecordBytes (a scenario's env is at most 4 MiB, the rest of a
+//     real record a few KiB; 1000 offload stages about 200 KiB);
+//   - at most kMaxRecordStages stages (the child's bound, runner/child_report.h), each an object
+//     of at most kMaxStageKeys keys whose values are scalars (strings at most kMaxStageStringBytes);
+//   - at most kMaxRecordWarnings warnings of at most kMaxRecordWarningBytes each (the child's 100,
+//     the note that more were dropped, and the parent's own);
+//   - error_text and detail at most kMaxRecordTextBytes each.
+constexpr size_t kMaxRunRecordBytes = size_t{8} << 20;
+constexpr size_t kMaxRecordStages = 1000;
+constexpr size_t kMaxStageKeys = 16;
+constexpr size_t kMaxStageStringBytes = 256;
+constexpr size_t kMaxRecordWarnings = 200;
+constexpr size_t kMaxRecordWarningBytes = 4096;
+constexpr size_t kMaxRecordTextBytes = 128 * 1024;
+
+// The writer's side of those bounds: cuts what a record holds beyond them (stages, warnings, the
+// texts), saying so in a warning, until its file (the JSON as Folder::write_json writes it) is at
+// most kMaxRunRecordBytes. Returns whether anything was cut. The measurement (sizes, class, times)
+// is never cut.
+bool fit_run_record(RunRecord& r);
+
 // Reads a run record through the schema (common/json_input.h): index, label and stopped_by are
 // required; every other field may be missing (older folders) or null, and defaults as in
 // RunRecord; a field of the wrong type or out of range throws InputError naming `source`, the key

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,23 @@
 #include <fmt/format.h>
 
 namespace wmb {
+
+void note_capped_log(const Folder& folder, const std::string& rel, uint64_t cap, std::vector<std::string>& warnings) {
+  int fd = -1;
+  try {
+    fd = folder.open_for_write(rel, O_APPEND);
+  } catch (const FileError&) {
+    return;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) >= cap) {
+    const std::string note = fmt::format("\n[wmbench: this log was cut here, at {} bytes: the child wrote more to its stderr]\n", cap);
+    const bool ok = ::write(fd, note.data(), note.size()) == static_cast<ssize_t>(note.size());
+    warnings.push_back(fmt::format("the child's stderr log was cut at {} bytes (its bound){}", cap,
+                                   ok ? "" : "; the note saying so could not be added to it"));
+  }
+  ::close(fd);
+}
 
 void BoundedLog::put(std::string_view data) {
   while (!data.empty() && fd_ >= 0 && !write_failed_) {

@@ -9,8 +9,17 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
+
+#include "common/files.h"
 
 namespace wmb {
+
+// A fill child writes its stderr log itself, under RLIMIT_FSIZE = `cap` (runner/run_one.cpp): a
+// log that reached the cap was cut there, mid-line, by EFBIG. Once the child is gone this appends
+// a line saying so (the parent has no such limit) and adds a warning for the record. A log under
+// the cap, or one that cannot be opened (never through a link), is left as it is.
+void note_capped_log(const Folder& folder, const std::string& rel, uint64_t cap, std::vector<std::string>& warnings);
 
 constexpr uint64_t kJobLogHeadBytes = 1 << 20;    // 1 MiB
 constexpr uint64_t kJobLogTailBytes = 256 << 10;  // 256 KiB

@@ -65,6 +65,7 @@ struct Session {
 // Writes runs/<NN>-<label>.json; false (and the error kept) when the disk refuses.
 bool write_record(Session& s, RunRecord& r) {
   r.ended_utc = utc_now_iso();
+  fit_run_record(r);  // the readers' bounds (results/run_record.h): never a record they refuse
   try {
     s.prep.held->folder.write_json("runs/" + r.file_stem() + ".json", to_json(r));
     return true;
@@ -73,7 +74,9 @@ bool write_record(Session& s, RunRecord& r) {
     std::string why;
     const std::string put = rescue_record(s.prep.held->folder, r.file_stem(), to_json(r), why);
     s.end.write_error = put.empty()
-                            ? fmt::format("{}; the record could not be written anywhere else either ({})", e.what(), why)
+                            ? fmt::format("{}; the record could not be written anywhere else either ({}); here it is, "
+                                          "to keep as runs/{}.json: {}",
+                                          e.what(), why, r.file_stem(), rescue_record_text(to_json(r)))
                             : fmt::format("{}; the run's record was written to {} instead: check it, then move it to "
                                           "runs/{}.json",
                                           e.what(), put, r.file_stem());
@@ -131,6 +134,7 @@ int watch_child(Session& s, const Child& child, RunRecord& rec, std::unique_ptr<
   WatchedRun w{res, watch.report(), cls, sandbox ? sandbox->peak_usage() : std::nullopt, s.opts.scenario.guard.grace, job_warnings};
   if (res.stopper == Stopper::None && cls.stopped_by != "crash") trace->line({{"type", "end"}});
   if (!trace->error().empty()) w.late_warnings.push_back(trace->error());
+  if (!job) note_capped_log(s.prep.held->folder, "runs/" + rec.file_stem() + ".stderr.log", kMaxStderrLogBytes, w.late_warnings);
   trace.reset();
   if (sandbox) {
     std::string e = sandbox->remove();
@@ -184,7 +188,11 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
                                           pr.cell->memory_fraction, s.opts.model_other));
   so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
   so.capture_stdout = true;
-  so.max_file_bytes = kMaxStderrLogBytes;  // the stderr log has a bound (a child writing 1 GiB of warnings)
+  // The fill child's stderr log has a bound (a child writing 1 GiB of warnings): RLIMIT_FSIZE, as
+  // it writes the file itself. A job's stderr comes through a pipe into a BoundedLog
+  // (runner/job_output.h), and the job's own files (a checkpoint) are none of wmbench's business:
+  // RLIMIT_FSIZE on it made every write of a file past 16 MiB fail with EFBIG.
+  if (!is_job) so.max_file_bytes = kMaxStderrLogBytes;
   if (sandbox) so.cgroup_procs = sandbox->procs_file();
 
   // The trace and the stderr log: opened inside the folder, never through a planted link.

@@ -393,6 +393,28 @@ class HostileFolderTest(PlotTestCase):
                               env=dict(os.environ, MPLBACKEND="Agg"))
         self.assertEqual(proc.returncode, 0, proc.stderr)
 
+    def test_trace_over_the_bound_is_not_read(self):
+        # unlisted: a regular trace file past MAX_TRACE_BYTES (sparse: no disk used) is refused by
+        # its size, never read into memory, and the chart of the other runs is still drawn.
+        d = self.copy_of(BASE)
+        runs = os.path.join(d, "runs")
+        trace = sorted(n for n in os.listdir(runs) if n.endswith(".trace.jsonl"))[0]
+        path = os.path.join(runs, trace)
+        sys.path.insert(0, PLOTS)
+        try:
+            import common as C  # plots/common.py: no matplotlib at import
+        finally:
+            sys.path.remove(PLOTS)
+        with open(path, "ab") as f:
+            f.truncate(C.MAX_TRACE_BYTES + 1)
+        got = C.read_trace(path)
+        self.assertEqual(got["samples"], [])
+        self.assertEqual(got["bad_lines"], 1)
+        proc = subprocess.run([PYTHON, os.path.join(PLOTS, "traces.py"), d], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=120,
+                              env=dict(os.environ, MPLBACKEND="Agg"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+
     def test_scripts_run_under_isolated_python(self):
         d = self.copy_of(BASE)
         proc = subprocess.run([PYTHON, "-I", os.path.join(PLOTS, "table.py"), d], stdout=subprocess.PIPE,
