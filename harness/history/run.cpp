@@ -88,7 +88,9 @@ int run_history(const HistoryOptions& opts, std::ostream& out, std::ostream& err
   switch (opts.format) {
     case OutputFormat::text: out << format_text(h); break;
     case OutputFormat::markdown: out << format_markdown(h); break;
-    case OutputFormat::json: out << to_json(h).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // a non-UTF-8 path: U+FFFD, not an internal error break;
+    case OutputFormat::json:  // a non-UTF-8 path: U+FFFD, not an internal error
+      out << to_json(h).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      break;
   }
   out.flush();
   if (opts.plot && draw_history_plot(opts, err) != 0) {
