@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,6 +18,16 @@ namespace {
 std::atomic<int> g_signal{0};
 int g_pipe[2] = {-1, -1};
 std::atomic<int> g_child_group{0};  // the watched child's process group (0 = none)
+// Time spent stopped by Ctrl-Z (CLOCK_MONOTONIC nanoseconds): the start of the current stop (0:
+// not stopped) and the total of the stops that ended. clock_gettime is async-signal-safe.
+std::atomic<long long> g_stop_began_ns{0};
+std::atomic<long long> g_stopped_ns{0};
+
+long long monotonic_ns() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
 
 // sigaction(sig) with `handler`, an empty mask and `flags`. Async-signal-safe.
 void set_handler(int sig, void (*handler)(int), int flags) {
@@ -40,11 +51,16 @@ void signal_child_group(int sig) {
 // "orphaned process group"; wmbench started by a script whose shell is gone), and the child would
 // then stay stopped while wmbench ran on without it.
 void on_tstp(int) {
+  g_stop_began_ns.store(monotonic_ns());
   signal_child_group(SIGSTOP);
   ::raise(SIGSTOP);
 }
 
-void on_cont(int) { signal_child_group(SIGCONT); }
+void on_cont(int) {
+  const long long began = g_stop_began_ns.exchange(0);
+  if (began > 0) g_stopped_ns.fetch_add(monotonic_ns() - began);
+  signal_child_group(SIGCONT);
+}
 
 void on_signal(int sig) {
   int expected = 0;
@@ -67,6 +83,16 @@ void install_interrupt_handlers() {
 }
 
 void set_watched_child_group(int pgid) { g_child_group.store(pgid); }
+
+double stopped_seconds() {
+  // A stop not yet ended by on_cont counts too: after SIGCONT another thread of wmbench may run
+  // (and read this) before the handler does. Read in this order, a handler running in between
+  // counts a stop twice for a moment (a later timeout), never not at all.
+  const long long began = g_stop_began_ns.load();
+  long long total = g_stopped_ns.load();
+  if (began > 0) total += monotonic_ns() - began;
+  return static_cast<double>(total) / 1e9;
+}
 
 namespace {
 void mask_tstp(int how) {

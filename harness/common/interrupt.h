@@ -10,6 +10,9 @@ namespace wmb {
 void install_interrupt_handlers();
 int interrupt_signal();   // 0 when none arrived
 int interrupt_fd();       // readable once a signal arrived (-1 before install)
+// Seconds this process spent stopped by Ctrl-Z (SIGTSTP until SIGCONT), over its whole life: a
+// run's timeout counts the time it ran, not the time the user held it stopped.
+double stopped_seconds();
 // The process group that a SIGTSTP to wmbench stops too (and SIGCONT continues); 0 = none.
 // install_interrupt_handlers() catches SIGTSTP and SIGCONT for it.
 void set_watched_child_group(int pgid);

@@ -10,6 +10,7 @@
 
 #include "common/files.h"
 #include "common/interrupt.h"
+#include "common/units.h"
 #include "guard/leftovers.h"
 #include "guard/supervisor.h"
 #include "sandbox/sandbox.h"
@@ -92,6 +93,10 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
   SteadyClock clock;
   InterruptibleSleeper sleeper;  // a signal ends the free-memory wait at once
 
+  // Said before a wait that may last minutes (the command has not started yet).
+  if (o.guard.wait_free > 0)
+    err << fmt::format("wmbench guard: waiting until {:.1f} % of memory is free before starting the command (at most {})\n",
+                       o.guard.wait_free, format_duration(o.guard.wait_free_timeout));
   WaitOutcome w = wait_for_free(*probe, clock, sleeper, o.guard.wait_free, o.guard.wait_free_timeout);
   if (int sig = interrupt_signal()) return 128 + sig;
   if (!w.ok) {

@@ -24,10 +24,10 @@ struct Schedule {
 };
 
 // Waits until the next thing is due, the child writes, or the parent gets a signal.
-void wait_for_work(LineReader& pipe, const Schedule& due, const SuperviseOptions& opts, double t0, Clock& clock,
+void wait_for_work(LineReader& pipe, const Schedule& due, const SuperviseOptions& opts, double timeout_at, Clock& clock,
                    const std::function<void()>& on_readable) {
   double wake = std::min(due.next_check, due.next_sample);
-  if (opts.timeout > 0) wake = std::min(wake, t0 + opts.timeout);
+  if (opts.timeout > 0) wake = std::min(wake, timeout_at);
   int wait_ms = static_cast<int>(std::max(0.0, (wake - clock.now()) * 1000.0)) + 1;
   if (pipe.fd() < 0) wait_ms = std::min(wait_ms, 5);  // stdout closed: the child is ending, reap soon
   struct pollfd fds[2];
@@ -46,6 +46,9 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
   r.swap_before = r.swap_after = r.swap_peak = swap_before;
   GuardPolicy policy(opts.guard, swap_before);
   const double t0 = clock.now();
+  // The timeout is of the time the child ran: a Ctrl-Z stop (child and wmbench stopped) moves it on.
+  const double stopped0 = stopped_seconds();
+  const auto timeout_at = [&] { return t0 + opts.timeout + (stopped_seconds() - stopped0); };
   Schedule due{t0 + opts.guard.check_interval, t0 /* a first sample right away */, t0 + 0.5};
   LineReader pipe(child.stdout_fd);
   Sampler sampler(probe, child.pid, opts.cgroup_dir, opts.trace, opts.decorate_sample, r, t0);
@@ -78,7 +81,7 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
       ended = stop_child(stop, Stopper::Interrupted, fmt::format("wmbench got {}", signal_name(sig)), r);
       break;
     }
-    if (opts.timeout > 0 && now - t0 >= opts.timeout) {
+    if (opts.timeout > 0 && now >= timeout_at()) {
       ended = stop_child(stop, Stopper::Timeout, fmt::format("ran past the timeout of {}", format_duration(opts.timeout)), r);
       break;
     }
@@ -101,7 +104,7 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
       due.next_tick = now + 0.5;
       if (opts.on_tick) opts.on_tick(now - t0);
     }
-    wait_for_work(pipe, due, opts, t0, clock, read_chunk);
+    wait_for_work(pipe, due, opts, timeout_at(), clock, read_chunk);
   }
   pipe.read(true, on_line);  // whatever the child wrote before it ended
   r.status = *ended;

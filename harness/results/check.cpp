@@ -304,6 +304,15 @@ CheckResult check_result_folder(const std::string& dir) {
                                                  cell["label"].get<std::string>(), utf8_sanitize(it.key(), 64), allowed_env_text()));
     }
     repeats = rep.scenario.value("repeats", 1);
+    // A folder that runs a command of its own (someone's job): said, since `run --resume` would
+    // start it (only with --command, cli/run_setup.cpp). Not a problem: the user's own folders do.
+    if (rep.scenario.value("program", "") == "command" && rep.scenario.contains("command") &&
+        rep.scenario["command"].is_array())
+      out.notes.push_back(fmt::format("scenario.json: the folder runs a command of its own, {}; `run --resume` starts it "
+                                      "only with --command (read it first)",
+                                      utf8_sanitize(rep.scenario["command"].dump(-1, ' ', false,
+                                                                                 nlohmann::json::error_handler_t::replace),
+                                                    400)));
   }
   // The settings each cell was planned with: a record that ran other settings under the label
   // would be compared as if it were the cell (compare/cell_settings.h).

@@ -280,7 +280,7 @@ inline char proc_state(pid_t pid) {
   return close == std::string::npos || close + 2 >= s.size() ? 0 : s[close + 2];
 }
 
-// The first child of `parent` (from /proc/*/stat), 0 when none yet.
+// The first live child of `parent` (from /proc/*/stat), 0 when none yet.
 inline pid_t child_of(pid_t parent) {
   if (DIR* d = ::opendir("/proc")) {
     while (const dirent* e = ::readdir(d)) {
@@ -293,7 +293,7 @@ inline pid_t child_of(pid_t parent) {
       char state;
       int ppid = 0;
       rest >> state >> ppid;
-      if (ppid == parent) {
+      if (ppid == parent && state != 'Z') {  // a zombie is no longer the child that runs
         ::closedir(d);
         return p;
       }

@@ -231,6 +231,11 @@ TEST(CommandChild, AScenarioCanNameTheCommand) {
   r = wmbench({"run", "--resume", dir, "--command", "--no-plots"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(read_json(dir + "/runs/01-a.json")["stopped_by"], "finished");
+  // A reviewer's `check` says what the folder would run.
+  r = wmbench({"check", dir});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "note: scenario.json: the folder runs a command of its own, [\"sh\",\"-c\",\"exit 0\"]"))
+      << r.out;
   const auto bad = scenario(t.path, "bad", R"({"name": "bad", "device": "cpu", "program": "command",
     "command": [], "matrix": [{"label": "a"}]})");
   r = wmbench({"run", bad, "--out", t.path + "/out2"});

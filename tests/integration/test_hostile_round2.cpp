@@ -401,8 +401,9 @@ TEST(Round2H, NonUtf8PathsInJsonOutputAreReplacedNotAnInternalError) {
 TEST(Round2EExclusive, GuardsFreeMemoryWaitEndsAtOnceOnSigint) {
   RunOpts o;
   o.timeout = 60;
-  o.while_running = [](pid_t p) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Signalled once the guard says it waits (its handlers are set before), never after a fixed sleep.
+  o.while_running_err = [](pid_t p, const std::string& err_path) {
+    stderr_says(err_path, "waiting until 100.0 % of memory is free", 30);
     ::kill(p, SIGINT);
   };
   const auto t0 = std::chrono::steady_clock::now();
@@ -427,7 +428,8 @@ TEST(Round2EExclusive, CtrlZStopsTheGuardedCommandAndContinueResumesIt) {
     pid_t cmd = 0;
     wait_for([&] { return (cmd = child_of(guard)) != 0; }, 10);
     if (!cmd) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // The command is /bin/sleep once it has exec'd (before, it is the guard's own fork).
+    wait_for([&] { return slurp("/proc/" + std::to_string(cmd) + "/comm").rfind("sleep", 0) == 0; }, 10);
     ::kill(guard, SIGTSTP);
     wait_for([&] { return proc_state(cmd) == 'T'; }, 5);
     stopped = proc_state(cmd);

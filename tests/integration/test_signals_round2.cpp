@@ -46,13 +46,6 @@ std::string script(const std::string& dir, const std::string& name, const std::s
   return p;
 }
 
-// /proc/PID/stat: the state letter ('S', 'R', 'T' stopped, 'Z' zombie), 0 when gone.
-char proc_state(pid_t pid) {
-  const std::string s = slurp("/proc/" + std::to_string(pid) + "/stat");
-  const auto close = s.rfind(')');
-  return close == std::string::npos || close + 2 >= s.size() ? 0 : s[close + 2];
-}
-
 // Running (or stopped): neither gone nor a zombie waiting for a parent that may never reap it.
 bool alive(pid_t pid) {
   const char st = proc_state(pid);
@@ -76,30 +69,7 @@ pid_t await_pid(const std::string& file) {
   return p;
 }
 
-// The first child of `parent` by /proc/*/stat, 0 when none.
-pid_t child_of(pid_t parent) {
-  pid_t found = 0;
-  if (DIR* d = ::opendir("/proc")) {
-    while (const dirent* e = ::readdir(d)) {
-      const pid_t p = static_cast<pid_t>(std::atoi(e->d_name));
-      if (p <= 0) continue;
-      const std::string s = slurp("/proc/" + std::to_string(p) + "/stat");
-      const auto close = s.rfind(')');
-      if (close == std::string::npos) continue;
-      std::istringstream rest(s.substr(close + 2));
-      char state = 0;
-      int ppid = 0;
-      rest >> state >> ppid;
-      if (ppid == parent && state != 'Z') {
-        found = p;
-        break;
-      }
-    }
-    ::closedir(d);
-  }
-  return found;
-}
-
+// proc_state and child_of (the first live child): proc_util.h.
 // The live members (not zombies) of process group `pgid`, by /proc/*/stat.
 std::vector<pid_t> group_members(pid_t pgid) {
   std::vector<pid_t> out;
@@ -584,4 +554,35 @@ TEST(SignalsRound2, SigintOrSigtermWhileTheChartsAreDrawnExits128PlusN) {
     EXPECT_EQ(rec.value("stopped_by", ""), "cap") << "every run is recorded: " << rec.dump(2);
     reap_stray(chart);
   }
+}
+
+TEST(SignalsRound2, TheTimeoutCountsTheTimeTheRunRanNotTheTimeItWasStopped) {
+#ifndef __linux__
+  GTEST_SKIP() << "reads /proc/PID/stat";
+#endif
+  // A 1.5 s job under a 4 s timeout, held stopped by Ctrl-Z for 5 s: it ran well inside the
+  // timeout, so it finishes; counted by the wall clock it would have been a `timeout`.
+  Tmp t;
+  const std::string started = t.path + "/started";
+  const std::string sc = scenario(t.path, "short", R"({"name": "short", "device": "cpu", "timeout": "4s",
+    "guard": {"grace": "2s"}, "matrix": [{"label": "a"}]})");
+  CtrlZSeen seen;
+  RunOpts o;
+  o.timeout = 300;
+  o.set_env["WMBENCH_FILL"] = WMBENCH_FILL_BIN;
+  o.while_running = [&](pid_t w) {
+    wait_for([&] { return (seen.child = child_of(w)) != 0 && pid_in(started) != 0; }, kDeadline);
+    if (!seen.child) return;
+    ::kill(w, SIGTSTP);
+    seen.group_stopped = wait_for([&] { return group_stopped(seen.child) && proc_state(w) == 'T'; }, kDeadline);
+    std::this_thread::sleep_for(std::chrono::seconds(5));  // the stop itself: what the test is about
+    ::kill(w, SIGCONT);
+  };
+  const Result r = run({WMBENCH_BIN, "run", sc, "--command", "--no-plots", "--out", t.path + "/out", "--", "/bin/sh",
+                        "-c", "echo $$ > '" + started + "'; sleep 1.5; echo done"},
+                       o);
+  EXPECT_TRUE(seen.group_stopped) << "the job was not stopped";
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  const auto rec = the_record(t);
+  EXPECT_EQ(rec.value("stopped_by", ""), "finished") << rec.dump(2);
 }
