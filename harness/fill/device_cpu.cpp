@@ -74,7 +74,7 @@ class CpuDevice final : public FillDevice {
     }
   }
 
-  DeviceStats stats() override { return DeviceStats{live_->load(), std::nullopt}; }
+  DeviceStats stats() override { return DeviceStats{live_->load(), std::nullopt, std::nullopt}; }
   std::optional<uint64_t> recommended_max() override { return std::nullopt; }
   at::Device torch_device() const override { return at::Device(at::kCPU); }
   void set_memory_fraction(double) override {

@@ -13,11 +13,26 @@
 
 namespace wmb {
 
-JobRun::JobRun(const Folder& folder, const std::string& stem, SpawnOptions& so)
-    : stdout_file_(folder.open_for_write("runs/" + stem + ".stdout.log", O_TRUNC)),
-      stderr_file_(folder.open_for_write("runs/" + stem + ".stderr.log", O_TRUNC)),
-      out_(stdout_file_),
-      err_(stderr_file_) {
+namespace {
+
+// runs/<stem>.stdout.log and .stderr.log, both open or neither (the first is closed when the
+// second cannot be opened).
+std::pair<int, int> open_logs(const Folder& folder, const std::string& stem) {
+  const int out = folder.open_for_write("runs/" + stem + ".stdout.log", O_TRUNC);
+  try {
+    return {out, folder.open_for_write("runs/" + stem + ".stderr.log", O_TRUNC)};
+  } catch (...) {
+    ::close(out);
+    throw;
+  }
+}
+
+}  // namespace
+
+JobRun::JobRun(std::pair<int, int> logs)
+    : stdout_file_(logs.first), stderr_file_(logs.second), out_(stdout_file_), err_(stderr_file_) {}
+
+JobRun::JobRun(const Folder& folder, const std::string& stem, SpawnOptions& so) : JobRun(open_logs(folder, stem)) {
   int p[2];
   if (::pipe(p) != 0) throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
   pipe_read_ = p[0];

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/files.h"
@@ -43,6 +44,10 @@ class JobRun {
   std::string stderr_tail() const { return err_.tail(); }
 
  private:
+  // Takes the two open log files (stdout, stderr); the public constructor delegates to it, so that
+  // a throw after it (the pipe) runs the destructor, which closes them.
+  JobRun(std::pair<int, int> logs);
+
   int stdout_file_ = -1, stderr_file_ = -1, pipe_read_ = -1, pipe_write_ = -1;
   BoundedLog out_, err_;
   std::unique_ptr<PipeRelay> relay_;

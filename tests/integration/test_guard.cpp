@@ -84,8 +84,11 @@ TEST(GuardRealSwapExclusive, StopsACpuFillThatOverrunsItsSandboxBySwapBudget) {
   const uint64_t step = 16ull << 20, budget = 64ull << 20;
   RunOpts o;
   o.timeout = 300;
+  // The fill paced at 16 MiB per 50 ms: the guard checks every 100 ms, so between two checks at
+  // most two steps are added whatever the machine's speed (unpaced, a child under ASan beside other
+  // builds added 74 MiB past the budget between two checks).
   auto r = run({kBin, "guard", "--ram-limit", "384MiB", "--swap-budget", "64MiB", "--trace", t + "/swap.jsonl", "--",
-                kFill, "--device", "cpu", "--step", "16MiB", "--cap", "2GiB"},
+                kFill, "--device", "cpu", "--step", "16MiB", "--cap", "2GiB", "--step-delay", "0.05"},
                o);
   ASSERT_EQ(r.status, 3) << "the guard should stop it\n" << r.out.substr(0, 2000) << r.err;
   EXPECT_NE(r.err.find("swap grew"), std::string::npos) << r.err;

@@ -14,7 +14,9 @@
 #include "runner/child_command.h"
 #include "runner/classify_job.h"
 #include "runner/job_output.h"
+#include "runner/job_watch.h"
 #include "runner/run_error.h"
+#include "unit_util.h"
 
 using namespace wmb;
 
@@ -137,5 +139,29 @@ TEST(JobProgram, AMissingOrNonExecutableProgramIsRefusedAndNamed) {
   ::chmod(plain.c_str(), 0755);
   EXPECT_EQ(resolve_job_program({plain}), plain);
   EXPECT_EQ(resolve_job_program({"sh"}).find('/'), 0u) << "found on PATH, absolute";
+  std::filesystem::remove_all(dir);
+}
+
+// A stderr log that cannot be opened (here a folder in its place) is an error naming it, and the
+// stdout log opened just before is closed, not leaked: wmbench runs many cells in one process.
+TEST(JobRunFiles, AStderrLogThatCannotBeOpenedLeavesNoOpenFile) {
+  const std::string dir = wmbt_unit::tmpdir("jobrun");
+  ASSERT_FALSE(dir.empty());
+  ASSERT_EQ(::mkdir((dir + "/runs").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((dir + "/runs/01-job.stderr.log").c_str(), 0755), 0);
+  const Folder folder(dir);
+  const auto open_fds = [] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+    return n;
+  };
+  const size_t before = open_fds();
+  for (int i = 0; i < 3; ++i) {
+    SpawnOptions so;
+    const std::string err = wmbt_unit::error_of([&] { JobRun run(folder, "01-job", so); });
+    EXPECT_TRUE(wmbt_unit::has(err, "01-job.stderr.log")) << err;
+  }
+  EXPECT_EQ(open_fds(), before);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/runs/01-job.stdout.log"));
   std::filesystem::remove_all(dir);
 }
