@@ -83,9 +83,7 @@ common=(-target "$target" "-std=c++$std" -Wall -Wextra -fno-color-diagnostics
 core_defs=("-DWMBENCH_SOURCE_DIR_DEFAULT=\"/usr/local/share/wmbench\"")
 torch=(-isystem /usr/include/torch/csrc/api/include -Wno-unused-parameter)
 torch_std=17  # the newest standard in which libc++ compiles libtorch 1.13's headers (see the top)
-tests_defs=("-DWMBENCH_TEST_DATA=\"/tmp/data\"" "-DWMBENCH_SOURCE_DIR=\"/tmp/src\""
-            "-DWMBENCH_BIN=\"/tmp/wmbench\"" "-DWMBENCH_FILL_BIN=\"/tmp/wmbench-fill\""
-            "-DWMBENCH_PYFILL=\"/tmp/wmbench_fill.py\"" "-DWMBENCH_TORCH_PYTHON=\"/tmp/python3\"")
+tests_defs=(-include "$root/tests/test_paths.h")  # as tests/CMakeLists.txt gives it to the tests
 
 # ---- the source lists (as CMake makes them on Apple) -------------------------------------------
 # The core folders are read off CMakeLists.txt's CORE_SOURCES globs, so a folder added there is

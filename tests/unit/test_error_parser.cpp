@@ -84,8 +84,9 @@ const std::vector<Expected>& expected_data() {
 }
 
 nlohmann::json load_data() {
-  std::ifstream in(WMBENCH_TEST_DATA "/pytorch-error-messages.json");
-  EXPECT_TRUE(in) << "cannot open " << WMBENCH_TEST_DATA "/pytorch-error-messages.json";
+  const std::string path = std::string(WMBENCH_TEST_DATA) + "/pytorch-error-messages.json";
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << "cannot open " << path;
   return nlohmann::json::parse(in);
 }
 
