@@ -1,9 +1,13 @@
 // Helpers shared by the integration tests that drive the real `wmbench` binary: the command with
-// this build's fill child, scenario files, and the skip for a missing Python torch. The paths
+// this build's fill child, scenario files, scripts, a temp folder, and the skip for a missing
+// Python torch. The paths
 // come from tests/CMakeLists.txt (WMBENCH_BIN, WMBENCH_FILL_BIN, WMBENCH_TORCH_PYTHON,
 // WMBENCH_PYFILL).
 #pragma once
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -26,6 +30,24 @@ inline std::string scenario(const std::string& dir, const std::string& name, con
 }
 
 inline bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A temp folder removed with everything in it at the end of the test; 0755, so that a wmbench
+// that is not root can read it.
+struct Tmp {
+  std::string path = tmpdir();
+  Tmp() { ::chmod(path.c_str(), 0755); }
+  ~Tmp() { std::filesystem::remove_all(path); }
+  Tmp(const Tmp&) = delete;
+  Tmp& operator=(const Tmp&) = delete;
+};
+
+// Writes DIR/NAME with BODY, executable (a job or a stand-in program); returns its path.
+inline std::string script(const std::string& dir, const std::string& name, const std::string& body) {
+  const std::string p = dir + "/" + name;
+  write(p, body);
+  ::chmod(p.c_str(), 0755);
+  return p;
+}
 
 }  // namespace wmbt
 

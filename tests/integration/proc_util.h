@@ -280,27 +280,44 @@ inline char proc_state(pid_t pid) {
   return close == std::string::npos || close + 2 >= s.size() ? 0 : s[close + 2];
 }
 
-// The first live child of `parent` (from /proc/*/stat), 0 when none yet.
-inline pid_t child_of(pid_t parent) {
+// One process as /proc/PID/stat says: its state letter, parent and process group.
+struct ProcStat {
+  pid_t pid = 0;
+  char state = 0;
+  pid_t ppid = 0, pgrp = 0;
+};
+
+// Calls fn for each process in /proc (read one at a time: one may end meanwhile) until fn
+// returns true; returns the pid it stopped at, 0 when none.
+inline pid_t find_proc(const std::function<bool(const ProcStat&)>& fn) {
+  pid_t found = 0;
   if (DIR* d = ::opendir("/proc")) {
     while (const dirent* e = ::readdir(d)) {
-      const pid_t p = static_cast<pid_t>(std::atoi(e->d_name));
-      if (p <= 0) continue;
-      const std::string s = slurp("/proc/" + std::to_string(p) + "/stat");
+      ProcStat ps;
+      ps.pid = static_cast<pid_t>(std::atoi(e->d_name));
+      if (ps.pid <= 0) continue;
+      const std::string s = slurp("/proc/" + std::to_string(ps.pid) + "/stat");
       const auto close = s.rfind(')');
-      if (close == std::string::npos) continue;
+      if (close == std::string::npos || close + 2 >= s.size()) continue;
       std::istringstream rest(s.substr(close + 2));
-      char state;
-      int ppid = 0;
-      rest >> state >> ppid;
-      if (ppid == parent && state != 'Z') {  // a zombie is no longer the child that runs
-        ::closedir(d);
-        return p;
+      int ppid = 0, pgrp = 0;
+      rest >> ps.state >> ppid >> pgrp;
+      ps.ppid = ppid;
+      ps.pgrp = pgrp;
+      if (fn(ps)) {
+        found = ps.pid;
+        break;
       }
     }
     ::closedir(d);
   }
-  return 0;
+  return found;
+}
+
+// The first live child of `parent` (from /proc/*/stat), 0 when none yet.
+inline pid_t child_of(pid_t parent) {
+  // A zombie is no longer the child that runs.
+  return find_proc([&](const ProcStat& p) { return p.ppid == parent && p.state != 'Z'; });
 }
 
 // Waits until the file at `path` (a child's stderr, RunOpts::while_running_err) contains `text`.

@@ -20,11 +20,6 @@ using namespace wmbt;
 
 namespace {
 
-struct Tmp {
-  std::string path = tmpdir();
-  ~Tmp() { std::filesystem::remove_all(path); }
-};
-
 // A copy of a committed result folder (tests/data/example-results): no fill child needed.
 std::string example_folder(const std::string& t) {
   const std::string dir = t + "/2026-10-13-mps-watermark";
@@ -61,13 +56,6 @@ RunOpts limited() {
 
 std::string job_scenario(const std::string& dir) {
   return scenario(dir, "job", R"({"name": "job", "device": "cpu", "timeout": "60s", "matrix": [{"label": "a"}]})");
-}
-
-std::string script(const std::string& dir, const std::string& name, const std::string& body) {
-  const std::string p = dir + "/" + name;
-  write(p, body);
-  ::chmod(p.c_str(), 0755);
-  return p;
 }
 
 }  // namespace

@@ -20,19 +20,6 @@ using namespace wmbt;
 
 namespace {
 
-// A temp folder removed at the end of the test.
-struct Tmp {
-  std::string path = tmpdir();
-  ~Tmp() { std::filesystem::remove_all(path); }
-};
-
-std::string script(const std::string& dir, const std::string& name, const std::string& body) {
-  const std::string p = dir + "/" + name;
-  write(p, body);
-  ::chmod(p.c_str(), 0755);
-  return p;
-}
-
 std::string job_scenario(const std::string& dir, const std::string& extra = "") {
   const std::string timeout = extra.find("\"timeout\"") == std::string::npos ? R"("timeout": "60s", )" : "";
   return scenario(dir, "job", R"({"name": "job", "device": "cpu", )" + timeout + extra +

@@ -32,20 +32,6 @@ namespace {
 
 constexpr double kDeadline = 30;  // seconds for any awaited event (a loaded 2-core machine)
 
-// A temp folder removed at the end of the test; 0755, so that a non-root wmbench can read it.
-struct Tmp {
-  std::string path = tmpdir();
-  Tmp() { ::chmod(path.c_str(), 0755); }
-  ~Tmp() { std::filesystem::remove_all(path); }
-};
-
-std::string script(const std::string& dir, const std::string& name, const std::string& body) {
-  const std::string p = dir + "/" + name;
-  write(p, body);
-  ::chmod(p.c_str(), 0755);
-  return p;
-}
-
 // Running (or stopped): neither gone nor a zombie waiting for a parent that may never reap it.
 bool alive(pid_t pid) {
   const char st = proc_state(pid);
@@ -73,21 +59,10 @@ pid_t await_pid(const std::string& file) {
 // The live members (not zombies) of process group `pgid`, by /proc/*/stat.
 std::vector<pid_t> group_members(pid_t pgid) {
   std::vector<pid_t> out;
-  if (DIR* d = ::opendir("/proc")) {
-    while (const dirent* e = ::readdir(d)) {
-      const pid_t p = static_cast<pid_t>(std::atoi(e->d_name));
-      if (p <= 0) continue;
-      const std::string s = slurp("/proc/" + std::to_string(p) + "/stat");
-      const auto close = s.rfind(')');
-      if (close == std::string::npos) continue;
-      std::istringstream rest(s.substr(close + 2));
-      char state = 0;
-      int ppid = 0, pgrp = 0;
-      rest >> state >> ppid >> pgrp;
-      if (pgrp == pgid && state != 'Z' && state != 'X') out.push_back(p);
-    }
-    ::closedir(d);
-  }
+  find_proc([&](const ProcStat& p) {
+    if (p.pgrp == pgid && p.state != 'Z' && p.state != 'X') out.push_back(p.pid);
+    return false;
+  });
   return out;
 }
 

@@ -21,45 +21,21 @@
 #include "results/run_record.h"
 #include "runner/rescue_record.h"
 #include "scenario/scenario.h"
+#include "unit_util.h"
 
 using namespace wmb;
 
 namespace {
 
+using wmbt_unit::error_of;
+using wmbt_unit::has;
+using wmbt_unit::sample_run;
+
+// A temporary folder, removed with everything in it at the end of the test.
 struct Tmp {
-  std::string path;
-  Tmp() {
-    char t[] = "/tmp/wmbench-bounds2-XXXXXX";
-    path = ::mkdtemp(t);
-  }
+  std::string path = wmbt_unit::tmpdir("bounds2");
   ~Tmp() { std::filesystem::remove_all(path); }
 };
-
-bool has(const std::string& s, const std::string& piece) { return s.find(piece) != std::string::npos; }
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
-
-RunRecord sample_run(int index, const std::string& label) {
-  RunRecord r;
-  r.index = index;
-  r.label = label;
-  r.device = "cpu";
-  r.stopped_by = "cap";
-  r.step_bytes = 64 * MiB;
-  r.steps = 2;
-  r.held_bytes = 128 * MiB;
-  r.cap_bytes = 128 * MiB;
-  r.started_utc = "2026-12-01T10:00:00Z";
-  r.ended_utc = "2026-12-01T10:00:02Z";
-  return r;
-}
 
 size_t file_bytes(const RunRecord& r) { return to_json(r).dump(2).size() + 1; }
 

@@ -33,23 +33,9 @@ std::string tmpdir() { return wmbt_unit::tmpdir("hostile"); }
 using wmbt_unit::error_of;
 using wmbt_unit::has;
 using wmbt_unit::put;
+using wmbt_unit::sample_run;
 
 std::string deep(size_t n) { return std::string(n, '[') + std::string(n, ']'); }
-
-RunRecord sample_run(int index, const std::string& label) {
-  RunRecord r;
-  r.index = index;
-  r.label = label;
-  r.device = "cpu";
-  r.stopped_by = "cap";
-  r.step_bytes = 64 * MiB;
-  r.steps = 2;
-  r.held_bytes = 128 * MiB;
-  r.cap_bytes = 128 * MiB;
-  r.started_utc = "2026-12-01T10:00:00Z";
-  r.ended_utc = "2026-12-01T10:00:02Z";
-  return r;
-}
 
 // A small, consistent result folder written by the library itself (as `wmbench run` does).
 std::string make_folder() {

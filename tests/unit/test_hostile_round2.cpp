@@ -43,25 +43,11 @@ std::string tmpdir() { return wmbt_unit::tmpdir("round2"); }
 using wmbt_unit::error_of;
 using wmbt_unit::has;
 using wmbt_unit::put;
+using wmbt_unit::sample_run;
 
 Scenario parse(const std::string& text) {
   std::vector<std::string> w;
   return parse_scenario(text, "s.json", w);
-}
-
-RunRecord sample_run(int index, const std::string& label) {
-  RunRecord r;
-  r.index = index;
-  r.label = label;
-  r.device = "cpu";
-  r.stopped_by = "cap";
-  r.step_bytes = 64 * MiB;
-  r.steps = 2;
-  r.held_bytes = 128 * MiB;
-  r.cap_bytes = 128 * MiB;
-  r.started_utc = "2026-12-01T10:00:00Z";
-  r.ended_utc = "2026-12-01T10:00:02Z";
-  return r;
 }
 
 std::string make_folder(const std::string& os = "Linux", uint64_t swap_total = 0) {

@@ -1,5 +1,6 @@
-// Helpers shared by the unit tests: a fresh temp folder, a file written whole, and the text of
-// what a call threw. Header-only (inline), included by the test files that need them.
+// Helpers shared by the unit tests: a fresh temp folder, a file written whole, the text of what a
+// call threw, and a run record every reader accepts. Header-only (inline), included by the test
+// files that need them.
 #pragma once
 
 #include <stdlib.h>
@@ -8,6 +9,9 @@
 #include <fstream>
 #include <functional>
 #include <string>
+
+#include "common/units.h"
+#include "results/run_record.h"
 
 namespace wmbt_unit {
 
@@ -27,6 +31,23 @@ inline std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "";
+}
+
+// Run number `index` of cell `label`: a cpu fill of two 64 MiB steps stopped by its cap, as
+// `wmbench run` writes it (a record every reader accepts; tests change what they need).
+inline wmb::RunRecord sample_run(int index, const std::string& label) {
+  wmb::RunRecord r;
+  r.index = index;
+  r.label = label;
+  r.device = "cpu";
+  r.stopped_by = "cap";
+  r.step_bytes = 64 * wmb::MiB;
+  r.steps = 2;
+  r.held_bytes = 128 * wmb::MiB;
+  r.cap_bytes = 128 * wmb::MiB;
+  r.started_utc = "2026-12-01T10:00:00Z";
+  r.ended_utc = "2026-12-01T10:00:02Z";
+  return r;
 }
 
 }  // namespace wmbt_unit
