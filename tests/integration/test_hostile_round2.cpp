@@ -88,8 +88,9 @@ TEST(Round2A, APlantedTorchPyInTheCurrentFolderIsNeverImportedByThePythonProbe) 
   const std::string t = tmpdir(), marker = t + "/torch-ran";
   write(t + "/torch.py", planting(marker));
   const std::string py = file_exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  auto r = wmbench({"run", scenario(t, "two", kTwo), "--python", py, "--out", t + "/out", "--no-plots"},
-                   RunOpts{{}, {}, 0, 600, t, {}});
+  RunOpts o;
+  o.cwd = t;
+  auto r = wmbench({"run", scenario(t, "two", kTwo), "--python", py, "--out", t + "/out", "--no-plots"}, o);
   EXPECT_FALSE(file_exists(marker)) << "./torch.py was imported: " << r.err;
 }
 
@@ -102,7 +103,8 @@ TEST(Round2A, APlantedMatplotlibAndPlotsFolderInTheCurrentFolderNeverRun) {
   ::mkdir((t + "/harness").c_str(), 0755);
   ::mkdir((t + "/harness/pyfill").c_str(), 0755);
   write(t + "/harness/pyfill/wmbench_fill.py", planting(m3));
-  RunOpts o{{}, {}, 0, 600, t, {}};
+  RunOpts o;
+  o.cwd = t;
   o.set_env["WMBENCH_PYTHON"] = "python3";  // the one on PATH, run in the hostile folder before
   auto r = wmbench({"run", scenario(t, "two", kTwo), "--out", t + "/out"}, o);
   EXPECT_EQ(r.status, 0) << r.err;

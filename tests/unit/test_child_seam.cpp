@@ -179,20 +179,20 @@ TEST(ChildSeam, ThePythonChildIsRefusedForMpsModelBeforeAnyInterpreterRuns) {
 
 TEST(ChildSeam, WmbenchPythonChildIsTheDefaultForPythonExceptForTheModel) {
   ::setenv(kPythonChildEnv, "/opt/py/bin/python", 1);
-  ChildChoice cpu{"", "", "cpu"};
+  ChildChoice cpu{"", "", "cpu", {}};
   EXPECT_NE(apply_python_child_default(cpu).find(kPythonChildEnv), std::string::npos);
   EXPECT_EQ(cpu.python, "/opt/py/bin/python");
-  ChildChoice given{"", "/usr/bin/python3", "cpu"};
+  ChildChoice given{"", "/usr/bin/python3", "cpu", {}};
   EXPECT_EQ(apply_python_child_default(given), "") << "--python wins";
   EXPECT_EQ(given.python, "/usr/bin/python3");
-  ChildChoice fill{"/x/wmbench-fill", "", "cpu"};
+  ChildChoice fill{"/x/wmbench-fill", "", "cpu", {}};
   apply_python_child_default(fill);
   EXPECT_EQ(fill.python, "") << "--fill asks for the native child";
-  ChildChoice model{"", "", "mps-model"};
+  ChildChoice model{"", "", "mps-model", {}};
   EXPECT_NE(apply_python_child_default(model).find("mps-model"), std::string::npos);
   EXPECT_EQ(model.python, "") << "mps-model stays with the native child";
   ::setenv(kPythonChildEnv, "", 1);
-  ChildChoice empty{"", "", "cpu"};
+  ChildChoice empty{"", "", "cpu", {}};
   EXPECT_EQ(apply_python_child_default(empty), "");
   EXPECT_EQ(empty.python, "");
   ::unsetenv(kPythonChildEnv);
