@@ -187,6 +187,16 @@ std::string format_size_short(uint64_t bytes) {
   return fmt::format("{:.1f} GiB", b / GiB);
 }
 
+std::string format_size_or_dash(const std::optional<uint64_t>& bytes) { return bytes ? format_size(*bytes) : "-"; }
+
+std::string format_signed_size(const std::optional<int64_t>& v) {
+  if (!v) return "-";
+  if (*v == 0) return "0";
+  // The magnitude without negating INT64_MIN.
+  const uint64_t mag = *v < 0 ? static_cast<uint64_t>(-(*v + 1)) + 1 : static_cast<uint64_t>(*v);
+  return (*v < 0 ? "-" : "+") + format_size_short(mag);
+}
+
 std::string format_duration(double s) {
   if (s < 1) return fmt::format("{:.0f} ms", s * 1000);
   if (s < 120) return fmt::format("{:.1f} s", s);

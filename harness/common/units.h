@@ -46,6 +46,10 @@ double parse_duration(std::string_view text);
 std::string format_size(uint64_t bytes);
 // Compact for tables: "38.5 GiB", "512 MiB".
 std::string format_size_short(uint64_t bytes);
+// For table cells: format_size, or "-" when there is no value.
+std::string format_size_or_dash(const std::optional<uint64_t>& bytes);
+// A change, compact and signed: "+4.10 GiB", "-512 MiB", "0"; "-" when there is no value.
+std::string format_signed_size(const std::optional<int64_t>& bytes);
 std::string format_duration(double seconds);
 
 // Strict number parsing (the whole text must be a finite number).

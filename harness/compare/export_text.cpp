@@ -13,15 +13,6 @@ namespace wmb::compare {
 
 namespace {
 
-std::string size_or_dash(const std::optional<uint64_t>& v) { return v ? format_size(*v) : "-"; }
-
-std::string signed_size(const std::optional<int64_t>& v) {
-  if (!v) return "-";
-  if (*v == 0) return "0";
-  const uint64_t mag = *v < 0 ? static_cast<uint64_t>(-(*v + 1)) + 1 : static_cast<uint64_t>(*v);
-  return (*v < 0 ? "-" : "+") + format_size_short(mag);
-}
-
 std::string change_text(const SizeChange& c) {
   if (!c.differs) return "same";
   std::string s = c.change_pct ? fmt::format("{:+.1f} %, {}", *c.change_pct, c.direction()) : c.direction();
@@ -35,25 +26,25 @@ std::string stop_cell(const Row& r) {
 }
 
 std::string held_cell(const Row& r) {
-  if (r.kind == RowKind::only_in_base) return size_or_dash(r.base.held_median) + " -> -";
-  if (r.kind == RowKind::only_in_new) return "- -> " + size_or_dash(r.now.held_median);
-  std::string s = size_or_dash(r.held.base) + " -> " + size_or_dash(r.held.now) + " (" + change_text(r.held);
+  if (r.kind == RowKind::only_in_base) return format_size_or_dash(r.base.held_median) + " -> -";
+  if (r.kind == RowKind::only_in_new) return "- -> " + format_size_or_dash(r.now.held_median);
+  std::string s = format_size_or_dash(r.held.base) + " -> " + format_size_or_dash(r.held.now) + " (" + change_text(r.held);
   if (r.held.differs && r.held_spread == Spread::beyond) s += ", beyond spread";
   if (r.held.differs && r.held_spread == Spread::within) s += ", within spread";
   return s + ")";
 }
 
 std::string max_allowed_cell(const Row& r) {
-  if (r.kind == RowKind::only_in_base) return size_or_dash(r.base.max_allowed) + " -> -";
-  if (r.kind == RowKind::only_in_new) return "- -> " + size_or_dash(r.now.max_allowed);
-  std::string s = size_or_dash(r.max_allowed.base) + " -> " + size_or_dash(r.max_allowed.now);
+  if (r.kind == RowKind::only_in_base) return format_size_or_dash(r.base.max_allowed) + " -> -";
+  if (r.kind == RowKind::only_in_new) return "- -> " + format_size_or_dash(r.now.max_allowed);
+  std::string s = format_size_or_dash(r.max_allowed.base) + " -> " + format_size_or_dash(r.max_allowed.now);
   if (r.max_allowed.differs) s += " (" + change_text(r.max_allowed) + ")";
   return s;
 }
 
 std::string swap_cell(const Row& r) {
-  const std::string b = r.kind == RowKind::only_in_new ? "-" : signed_size(r.base.swap_growth);
-  const std::string n = r.kind == RowKind::only_in_base ? "-" : signed_size(r.now.swap_growth);
+  const std::string b = r.kind == RowKind::only_in_new ? "-" : format_signed_size(r.base.swap_growth);
+  const std::string n = r.kind == RowKind::only_in_base ? "-" : format_signed_size(r.now.swap_growth);
   return b + " -> " + n;
 }
 

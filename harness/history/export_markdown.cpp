@@ -17,15 +17,6 @@ namespace {
 
 using Table = TextRows;
 
-std::string size_or_dash(const std::optional<uint64_t>& v) { return v ? format_size(*v) : "-"; }
-
-std::string signed_size(const std::optional<int64_t>& v) {
-  if (!v) return "-";
-  if (*v == 0) return "0";
-  const uint64_t mag = *v < 0 ? static_cast<uint64_t>(-(*v + 1)) + 1 : static_cast<uint64_t>(*v);
-  return (*v < 0 ? "-" : "+") + format_size_short(mag);
-}
-
 const char* rec_max_name(const Series& s) {
   if (s.device == "cuda") return "device memory";  // the GPU's total, not an MPS "recommended max"
   if (s.device == "cpu") return "recommended max (n/a on cpu)";
@@ -39,14 +30,14 @@ Table folder_table(const Series& s) {
     t.push_back({std::to_string(i + 1), f.side.date, f.side.torch_version, f.child, f.machine,
                  f.ram_bytes ? (*f.ram_bytes % GiB == 0 ? fmt::format("{} GiB", *f.ram_bytes / GiB)
                                                         : format_size_short(*f.ram_bytes))
-                             : "?", f.os, size_or_dash(f.recommended_max),
+                             : "?", f.os, format_size_or_dash(f.recommended_max),
                  f.setup.empty() ? "-" : f.setup, f.side.path});
   }
   return t;
 }
 
 std::string held_text(const compare::SideStats& st) {
-  std::string s = size_or_dash(st.held_median);
+  std::string s = format_size_or_dash(st.held_median);
   if (st.repeats > 1 && st.held_min && st.held_max) {
     s += fmt::format(" (median of {}, {} - {})", st.repeats, format_size_short(*st.held_min),
                      format_size_short(*st.held_max));
@@ -73,7 +64,7 @@ Table setting_table(const Series& s) {
         continue;
       }
       t.push_back({set.label, std::to_string(i + 1), compare::stopped_by_text(c.stats), held_text(c.stats),
-                   size_or_dash(c.stats.max_allowed), signed_size(c.stats.swap_growth), change_text(c, i)});
+                   format_size_or_dash(c.stats.max_allowed), format_signed_size(c.stats.swap_growth), change_text(c, i)});
     }
   }
   return t;

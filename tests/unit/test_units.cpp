@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "common/units.h"
 
@@ -70,4 +71,16 @@ TEST(Units, FuzzFindingsStayFixed) {
   EXPECT_THROW(parse_size("16777216TiB"), UnitError) << "2^64 does not fit";
   EXPECT_THROW(parse_duration("1e308h"), UnitError);
   EXPECT_EQ(parse_size_expr("1000%RAM").resolve(UINT64_MAX), UINT64_MAX);
+}
+
+// The table cells of compare and history: a missing value is "-", a change is signed, and the most
+// negative change has a magnitude (it is not negated past INT64_MAX).
+TEST(Units, SizeCellsForTables) {
+  EXPECT_EQ(format_size_or_dash(std::nullopt), "-");
+  EXPECT_EQ(format_size_or_dash(uint64_t{512} << 20), "512.00 MiB");
+  EXPECT_EQ(format_signed_size(std::nullopt), "-");
+  EXPECT_EQ(format_signed_size(int64_t{0}), "0");
+  EXPECT_EQ(format_signed_size(int64_t{512} << 20), "+512 MiB");
+  EXPECT_EQ(format_signed_size(-(int64_t{41} << 28)), "-10.25 GiB");
+  EXPECT_EQ(format_signed_size(std::numeric_limits<int64_t>::min()), "-8589934592.0 GiB");
 }
