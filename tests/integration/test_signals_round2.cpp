@@ -312,7 +312,11 @@ struct CtrlZSeen {
   bool group_stopped = false;
 };
 
-void ctrl_z_then_continue(pid_t wmbench, CtrlZSeen& seen, const std::function<bool(pid_t)>& child_ready) {
+// Once wmbench's child is there and `child_ready` says so: Ctrl-Z (SIGTSTP to wmbench), wait until
+// wmbench and the child's group are stopped, hold them stopped for `hold` seconds, then SIGCONT and
+// wait until they run again; what was seen goes into `seen`.
+void ctrl_z_then_continue(pid_t wmbench, CtrlZSeen& seen, const std::function<bool(pid_t)>& child_ready,
+                          double hold = 0) {
   wait_for([&] { return (seen.child = child_of(wmbench)) != 0 && child_ready(seen.child); }, kDeadline);
   if (!seen.child) return;
   const pid_t g = seen.child;  // the child leads its own process group
@@ -320,6 +324,7 @@ void ctrl_z_then_continue(pid_t wmbench, CtrlZSeen& seen, const std::function<bo
   seen.group_stopped = wait_for([&] { return group_stopped(g) && proc_state(wmbench) == 'T'; }, kDeadline);
   seen.group_when_stopped = group_states(g);
   seen.self_stopped = proc_state(wmbench);
+  if (hold > 0) std::this_thread::sleep_for(std::chrono::duration<double>(hold));
   ::kill(wmbench, SIGCONT);
   wait_for([&] { return group_states(g).find_first_of("Tt") == std::string::npos && proc_state(wmbench) != 'T'; },
            kDeadline);
@@ -337,6 +342,21 @@ void expect_stopped_then_resumed(const CtrlZSeen& s) {
   EXPECT_NE(s.self_resumed, 'T') << "wmbench stayed stopped after SIGCONT";
 }
 
+// Starts wmbench through `start` (given the options to run it with) and Ctrl-Zs it once its child
+// is ready (`child_ready`), holding it `hold` seconds before SIGCONT; returns what `start` returned.
+Result run_with_ctrl_z(const std::function<Result(const RunOpts&)>& start, const std::function<bool(pid_t)>& child_ready,
+                       CtrlZSeen& seen, double hold = 0) {
+  RunOpts o;
+  o.timeout = 300;
+  o.while_running = [&](pid_t w) { ctrl_z_then_continue(w, seen, child_ready, hold); };
+  return start(o);
+}
+
+// The job has written its pid into `file`: it runs.
+std::function<bool(pid_t)> job_started(const std::string& file) {
+  return [file](pid_t) { return pid_in(file) != 0; };
+}
+
 // A job that runs about 3 s of its own time (30 short sleeps) and says it is there first.
 std::vector<std::string> slow_job(const std::string& started) {
   return {"/bin/sh", "-c",
@@ -352,12 +372,8 @@ TEST(SignalsRound2, CtrlZStopsRunAndItsCommandChildAndContinueFinishesTheRun) {
   Tmp t;
   const std::string started = t.path + "/started";
   CtrlZSeen seen;
-  RunOpts o;
-  o.timeout = 300;
-  o.while_running = [&](pid_t w) {
-    ctrl_z_then_continue(w, seen, [&](pid_t) { return pid_in(started) != 0; });
-  };
-  const Result r = run_command(t, {}, slow_job(started), o);
+  const Result r = run_with_ctrl_z([&](const RunOpts& o) { return run_command(t, {}, slow_job(started), o); },
+                                   job_started(started), seen);
   expect_stopped_then_resumed(seen);
   EXPECT_EQ(r.status, 0) << r.err;
   const auto rec = the_record(t);
@@ -377,15 +393,10 @@ TEST(SignalsRound2, CtrlZStopsTheGuardAndItsCommandInAnOrphanedProcessGroupToo) 
   Tmp t;
   const std::string started = t.path + "/started";
   CtrlZSeen seen;
-  RunOpts o;
-  o.timeout = 300;
-  o.while_running = [&](pid_t w) {
-    ctrl_z_then_continue(w, seen, [&](pid_t) { return pid_in(started) != 0; });
-  };
   // setsid execs the guard in place (the forked test child is no group leader), so `w` is the guard.
   std::vector<std::string> argv = {setsid, WMBENCH_BIN, "guard", "--"};
   for (const auto& a : slow_job(started)) argv.push_back(a);
-  const Result r = run(argv, o);
+  const Result r = run_with_ctrl_z([&](const RunOpts& o) { return run(argv, o); }, job_started(started), seen);
   expect_stopped_then_resumed(seen);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "done")) << r.out << r.err;
@@ -400,17 +411,15 @@ TEST(SignalsRound2, CtrlZStopsRunAndItsFillChildAndContinueFinishesTheRun) {
   const std::string sc = scenario(t.path, "slow", R"({"name": "slow", "device": "cpu", "step": "4MiB", "cap": "80MiB",
       "step_delay": "0.25s", "timeout": "300s", "matrix": [{"label": "a"}]})");
   CtrlZSeen seen;
-  RunOpts o;
-  o.timeout = 300;
-  o.while_running = [&](pid_t w) {
-    // The run's fill child, not the pre-folder probe (`--hello-only`): known by its argv.
-    ctrl_z_then_continue(w, seen, [&](pid_t c) {
-      std::string argv = slurp("/proc/" + std::to_string(c) + "/cmdline");
-      std::replace(argv.begin(), argv.end(), '\0', ' ');
-      return has(argv, "--step-delay") && !has(argv, "--hello-only");
-    });
+  // The run's fill child, not the pre-folder probe (`--hello-only`): known by its argv.
+  const auto fill_child = [](pid_t c) {
+    std::string argv = slurp("/proc/" + std::to_string(c) + "/cmdline");
+    std::replace(argv.begin(), argv.end(), '\0', ' ');
+    return has(argv, "--step-delay") && !has(argv, "--hello-only");
   };
-  const Result r = wmbench({"run", sc, "--out", t.path + "/out", "--no-plots"}, o);
+  const Result r = run_with_ctrl_z(
+      [&](const RunOpts& o) { return wmbench({"run", sc, "--out", t.path + "/out", "--no-plots"}, o); }, fill_child,
+      seen);
   expect_stopped_then_resumed(seen);
   EXPECT_EQ(r.status, 0) << r.err;
   const auto rec = the_record(t);
@@ -424,14 +433,9 @@ TEST(SignalsRound2, CtrlZStopsTheGuardAndItsCommandAndContinueEndsItNormally) {
   Tmp t;
   const std::string started = t.path + "/started";
   CtrlZSeen seen;
-  RunOpts o;
-  o.timeout = 300;
-  o.while_running = [&](pid_t w) {
-    ctrl_z_then_continue(w, seen, [&](pid_t) { return pid_in(started) != 0; });
-  };
   std::vector<std::string> argv = {WMBENCH_BIN, "guard", "--"};
   for (const auto& a : slow_job(started)) argv.push_back(a);
-  const Result r = run(argv, o);
+  const Result r = run_with_ctrl_z([&](const RunOpts& o) { return run(argv, o); }, job_started(started), seen);
   expect_stopped_then_resumed(seen);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "done")) << "the command ran to its end: " << r.out << r.err;
@@ -542,21 +546,15 @@ TEST(SignalsRound2, TheTimeoutCountsTheTimeTheRunRanNotTheTimeItWasStopped) {
   const std::string sc = scenario(t.path, "short", R"({"name": "short", "device": "cpu", "timeout": "4s",
     "guard": {"grace": "2s"}, "matrix": [{"label": "a"}]})");
   CtrlZSeen seen;
-  RunOpts o;
-  o.timeout = 300;
-  o.set_env["WMBENCH_FILL"] = WMBENCH_FILL_BIN;
-  o.while_running = [&](pid_t w) {
-    wait_for([&] { return (seen.child = child_of(w)) != 0 && pid_in(started) != 0; }, kDeadline);
-    if (!seen.child) return;
-    ::kill(w, SIGTSTP);
-    seen.group_stopped = wait_for([&] { return group_stopped(seen.child) && proc_state(w) == 'T'; }, kDeadline);
-    std::this_thread::sleep_for(std::chrono::seconds(5));  // the stop itself: what the test is about
-    ::kill(w, SIGCONT);
-  };
-  const Result r = run({WMBENCH_BIN, "run", sc, "--command", "--no-plots", "--out", t.path + "/out", "--", "/bin/sh",
-                        "-c", "echo $$ > '" + started + "'; sleep 1.5; echo done"},
+  // Held stopped 5 s: the stop itself is what the test is about.
+  const Result r = run_with_ctrl_z(
+      [&](const RunOpts& o) {
+        return wmbench({"run", sc, "--command", "--no-plots", "--out", t.path + "/out", "--", "/bin/sh", "-c",
+                        "echo $$ > '" + started + "'; sleep 1.5; echo done"},
                        o);
-  EXPECT_TRUE(seen.group_stopped) << "the job was not stopped";
+      },
+      job_started(started), seen, 5);
+  expect_stopped_then_resumed(seen);
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   const auto rec = the_record(t);
   EXPECT_EQ(rec.value("stopped_by", ""), "finished") << rec.dump(2);
