@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "common/files.h"
@@ -33,6 +34,20 @@ std::string copy_of(const std::string& src) {
 }
 
 const std::string kFolder = std::string(WMBENCH_SOURCE_DIR) + "/results/2026-11-29-mps-watermark";
+
+// What check says of a copy of `folder` whose JSON file `file` was changed by `change` (the copy is
+// removed after).
+std::string problems_after(const std::string& folder, const std::string& file,
+                           const std::function<void(nlohmann::json&)>& change) {
+  const std::string d = copy_of(folder);
+  Folder f(d);
+  auto j = f.read_json(file);
+  change(j);
+  f.write_json(file, j);
+  const std::string p = all(check_result_folder(d));
+  fs::remove_all(fs::path(d).parent_path());
+  return p;
+}
 
 }  // namespace
 
@@ -120,42 +135,18 @@ TEST(Check, NotAFolderIsUnreadable) {
 // Issue 22, class H: a folder whose files disagree on its device would become a series of its own
 // in `history` (summary.json's device) without a word. check names both files and both values.
 TEST(Check, FilesThatDisagreeOnTheDeviceAreNamedWithBothValues) {
-  {
-    const std::string d = copy_of(kFolder);
-    Folder f(d);
-    auto s = f.read_json("summary.json");
-    s["device"] = "mps";
-    f.write_json("summary.json", s);
-    const std::string p = all(check_result_folder(d));
-    EXPECT_NE(p.find("summary.json: device \"mps\" but machine.json says \"mps-model\"; compare and history refuse the "
-                     "folder until its files agree (`wmbench report DIR` rebuilds summary.json"),
-              std::string::npos)
-        << p;
-    fs::remove_all(fs::path(d).parent_path());
-  }
-  {
-    const std::string d = copy_of(kFolder);
-    Folder f(d);
-    auto r = f.read_json("runs/01-default.json");
-    r["device"] = "cpu";
-    f.write_json("runs/01-default.json", r);
-    const std::string p = all(check_result_folder(d));
-    EXPECT_NE(p.find("runs/01-default.json: device \"cpu\" but machine.json says \"mps-model\"; compare and history "
-                     "refuse the folder"),
-              std::string::npos)
-        << p;
-    fs::remove_all(fs::path(d).parent_path());
-  }
-  {
-    const std::string d = copy_of(kFolder);
-    Folder f(d);
-    auto sc = f.read_json("scenario.json");
-    sc["device"] = "cpu";
-    f.write_json("scenario.json", sc);
-    const std::string p = all(check_result_folder(d));
-    EXPECT_NE(p.find("scenario.json: device \"cpu\" but machine.json says \"mps-model\""), std::string::npos) << p;
-    fs::remove_all(fs::path(d).parent_path());
-  }
+  std::string p = problems_after(kFolder, "summary.json", [](nlohmann::json& j) { j["device"] = "mps"; });
+  EXPECT_NE(p.find("summary.json: device \"mps\" but machine.json says \"mps-model\"; compare and history refuse the "
+                   "folder until its files agree (`wmbench report DIR` rebuilds summary.json"),
+            std::string::npos)
+      << p;
+  p = problems_after(kFolder, "runs/01-default.json", [](nlohmann::json& j) { j["device"] = "cpu"; });
+  EXPECT_NE(p.find("runs/01-default.json: device \"cpu\" but machine.json says \"mps-model\"; compare and history "
+                   "refuse the folder"),
+            std::string::npos)
+      << p;
+  p = problems_after(kFolder, "scenario.json", [](nlohmann::json& j) { j["device"] = "cpu"; });
+  EXPECT_NE(p.find("scenario.json: device \"cpu\" but machine.json says \"mps-model\""), std::string::npos) << p;
   // A cpu folder whose summary.json says mps (the case of issue 22; compare and history refuse it:
   // test_history.cpp).
   const std::string d = copy_of(std::string(WMBENCH_SOURCE_DIR) + "/results/2026-11-29-offload-footprint-h200-cpu");
@@ -174,15 +165,10 @@ TEST(Check, FilesThatDisagreeOnTheDeviceAreNamedWithBothValues) {
 // A record that ran other settings than its cell's under the cell's label: compare would match it
 // by label with another folder's cell of that name (compare/cell_settings.h).
 TEST(Check, ARecordOfOtherSettingsThanItsCellIsNamed) {
-  const std::string d = copy_of(kFolder);
-  Folder f(d);
-  auto r = f.read_json("runs/02-high-0.0.json");
-  r["env"]["PYTORCH_MPS_HIGH_WATERMARK_RATIO"] = "0.7";
-  f.write_json("runs/02-high-0.0.json", r);
-  const std::string p = all(check_result_folder(d));
+  const std::string p = problems_after(kFolder, "runs/02-high-0.0.json",
+                                       [](nlohmann::json& j) { j["env"]["PYTORCH_MPS_HIGH_WATERMARK_RATIO"] = "0.7"; });
   EXPECT_NE(p.find("runs/02-high-0.0.json: env {\"PYTORCH_MPS_HIGH_WATERMARK_RATIO\": \"0.7\"} but scenario.json's cell "
                    "\"high-0.0\" sets {\"PYTORCH_MPS_HIGH_WATERMARK_RATIO\": \"0.0\"}"),
             std::string::npos)
       << p;
-  fs::remove_all(fs::path(d).parent_path());
 }
