@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -228,13 +229,39 @@ void check_machine_extras(Ctx& c, const nlohmann::json& m) {
       }
     }
   }
-  for (auto it = m.begin(); it != m.end(); ++it) {
-    if (!it.value().is_string()) continue;
-    const std::string& v = it.value().get_ref<const std::string&>();
-    if (escape_controls_line(v) != v)
-      c.problem("machine.json", fmt::format("\"{}\" holds control characters (escape sequences): {}", it.key(),
-                                            escape_controls_line(utf8_sanitize(v, 120))));
-  }
+  // Every string at any depth (model.revision, sandbox.kind, ...) and every key, named by its path;
+  // at most kMaxNamed named, the rest counted.
+  constexpr size_t kMaxNamed = 10;
+  size_t found = 0;
+  const auto flag = [&](const std::string& path, const std::string& what, const std::string& text) {
+    if (++found > kMaxNamed) return;
+    c.problem("machine.json", fmt::format("{} \"{}\" holds control characters (escape sequences): {}", what,
+                                          escape_controls_line(utf8_sanitize(path, 120)),
+                                          escape_controls_line(utf8_sanitize(text, 120))));
+  };
+  const std::function<void(const nlohmann::json&, const std::string&, int)> walk = [&](const nlohmann::json& j,
+                                                                                       const std::string& path,
+                                                                                       int depth) {
+    if (j.is_string()) {
+      const std::string& v = j.get_ref<const std::string&>();
+      if (escape_controls_line(v) != v) flag(path, "value of", v);
+      return;
+    }
+    if (depth >= 32) return;  // deeper than any machine.json wmbench writes; the reader bounds depth too
+    if (j.is_object()) {
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string at = path.empty() ? it.key() : path + "." + it.key();
+        if (escape_controls_line(it.key()) != it.key()) flag(at, "key", it.key());
+        walk(it.value(), at, depth + 1);
+      }
+    } else if (j.is_array()) {
+      size_t i = 0;
+      for (const auto& v : j) walk(v, path + "[" + std::to_string(i++) + "]", depth + 1);
+    }
+  };
+  walk(m, "", 0);
+  if (found > kMaxNamed)
+    c.problem("machine.json", fmt::format("and {} more keys or values with control characters", found - kMaxNamed));
 }
 
 }  // namespace

@@ -172,3 +172,30 @@ TEST(Check, ARecordOfOtherSettingsThanItsCellIsNamed) {
             std::string::npos)
       << p;
 }
+
+// Text meant for a terminal at any depth of machine.json (issue 22): a nested string (the model's
+// revision, the sandbox's kind) or a key with an escape sequence is named by its path, escaped;
+// a flood of them is named ten times and counted.
+TEST(Check, ControlCharactersAnywhereInMachineJsonAreNamedByTheirPath) {
+  const std::string osc = "\x1b]52;c;SGVsbG8=\x07";
+  std::string p = problems_after(kFolder, "machine.json", [&](nlohmann::json& j) {
+    ASSERT_TRUE(j["model"].is_object());
+    j["model"]["revision"] = "current" + osc;
+    j["notes"] = nlohmann::json::array({"fine", "x\x1b[2J"});
+    j["sandbox"]["kind" + osc] = "cgroup-v2";
+  });
+  EXPECT_NE(p.find("value of \"model.revision\" holds control characters (escape sequences): current\\u001b]52;c;"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("value of \"notes[1]\" holds control characters"), std::string::npos) << p;
+  EXPECT_NE(p.find("key \"sandbox.kind\\u001b]52;c;SGVsbG8=\\u0007\" holds control characters"), std::string::npos) << p;
+  EXPECT_EQ(p.find('\x1b'), std::string::npos) << "a raw escape in check's own words";
+
+  p = problems_after(kFolder, "machine.json", [&](nlohmann::json& j) {
+    for (int i = 0; i < 50; ++i) j["extra"]["k" + std::to_string(i)] = osc;
+  });
+  size_t named = 0;
+  for (size_t at = 0; (at = p.find("holds control characters", at)) != std::string::npos; ++at) ++named;
+  EXPECT_EQ(named, 10u) << p;
+  EXPECT_NE(p.find("and 40 more keys or values with control characters"), std::string::npos) << p;
+}
