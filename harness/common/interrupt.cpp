@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <initializer_list>
 
 namespace wmb {
@@ -18,6 +20,10 @@ namespace {
 std::atomic<int> g_signal{0};
 int g_pipe[2] = {-1, -1};
 std::atomic<int> g_child_group{0};  // the watched child's process group (0 = none)
+// The watched child's cgroup.procs file, read in the handlers ("" = none); g_have_procs says
+// whether g_procs_path may be read (it is written only while g_have_procs is false).
+char g_procs_path[4096] = "";
+std::atomic<bool> g_have_procs{false};
 // Time spent stopped by Ctrl-Z (CLOCK_MONOTONIC nanoseconds): the start of the current stop (0:
 // not stopped) and the total of the stops that ended. clock_gettime is async-signal-safe.
 std::atomic<long long> g_stop_began_ns{0};
@@ -44,6 +50,34 @@ void signal_child_group(int sig) {
   if (g > 0) ::kill(-g, sig);
 }
 
+// `sig` to every process in the watched child's cgroup but wmbench itself: those that left the
+// child's process group (setsid: a daemon the job started) are there too. Async-signal-safe: open,
+// read, kill, close (the kernel writes cgroup.procs: one decimal pid a line).
+void signal_child_cgroup(int sig) {
+  if (!g_have_procs.load()) return;
+  const int fd = ::open(g_procs_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  const pid_t self = ::getpid();
+  const auto send = [&](long pid) {
+    if (pid > 0 && pid != self) ::kill(static_cast<pid_t>(pid), sig);
+  };
+  char buf[1024];
+  long pid = 0;
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) {
+    for (ssize_t i = 0; i < n; ++i) {
+      if (buf[i] >= '0' && buf[i] <= '9') {
+        pid = pid < 100000000 ? pid * 10 + (buf[i] - '0') : -1;  // no pid is that long: not sent
+      } else {
+        send(pid);
+        pid = 0;
+      }
+    }
+  }
+  send(pid);
+  ::close(fd);
+}
+
 // Ctrl-Z: the child runs in its own process group, so the terminal's SIGTSTP never reaches it.
 // wmbench stops it first, then itself; SIGCONT (fg/bg, kill -CONT) continues the child with
 // wmbench. wmbench stops itself with SIGSTOP, not a re-raised SIGTSTP: the kernel discards a
@@ -51,15 +85,21 @@ void signal_child_group(int sig) {
 // "orphaned process group"; wmbench started by a script whose shell is gone), and the child would
 // then stay stopped while wmbench ran on without it.
 void on_tstp(int) {
+  const int saved = errno;
   g_stop_began_ns.store(monotonic_ns());
   signal_child_group(SIGSTOP);
+  signal_child_cgroup(SIGSTOP);
   ::raise(SIGSTOP);
+  errno = saved;
 }
 
 void on_cont(int) {
+  const int saved = errno;
   const long long began = g_stop_began_ns.exchange(0);
   if (began > 0) g_stopped_ns.fetch_add(monotonic_ns() - began);
   signal_child_group(SIGCONT);
+  signal_child_cgroup(SIGCONT);
+  errno = saved;
 }
 
 void on_signal(int sig) {
@@ -82,7 +122,13 @@ void install_interrupt_handlers() {
   set_handler(SIGCONT, on_cont, SA_RESTART);
 }
 
-void set_watched_child_group(int pgid) { g_child_group.store(pgid); }
+void set_watched_child_group(int pgid, const std::string& cgroup_procs) {
+  g_have_procs.store(false);
+  g_child_group.store(pgid);
+  if (pgid <= 0 || cgroup_procs.empty() || cgroup_procs.size() >= sizeof g_procs_path) return;
+  std::memcpy(g_procs_path, cgroup_procs.c_str(), cgroup_procs.size() + 1);
+  g_have_procs.store(true);
+}
 
 double stopped_seconds() {
   // A stop not yet ended by on_cont counts too: after SIGCONT another thread of wmbench may run

@@ -3,6 +3,8 @@
 // exits 128+N.
 #pragma once
 
+#include <string>
+
 #include "common/clock.h"
 
 namespace wmb {
@@ -14,8 +16,11 @@ int interrupt_fd();       // readable once a signal arrived (-1 before install)
 // run's timeout counts the time it ran, not the time the user held it stopped.
 double stopped_seconds();
 // The process group that a SIGTSTP to wmbench stops too (and SIGCONT continues); 0 = none.
-// install_interrupt_handlers() catches SIGTSTP and SIGCONT for it.
-void set_watched_child_group(int pgid);
+// install_interrupt_handlers() catches SIGTSTP and SIGCONT for it. `cgroup_procs`: the child's
+// cgroup.procs file (a sandbox, or a job's tracking cgroup as root), whose processes are stopped
+// and continued too, also those that left the group with setsid ("" = none; a path of 4 KiB or
+// more is not kept).
+void set_watched_child_group(int pgid, const std::string& cgroup_procs = "");
 
 // Holds back a Ctrl-Z (SIGTSTP blocked in this thread, and in threads it starts meanwhile) from
 // before a child is spawned until its group is watched: release() (or the end of the scope)

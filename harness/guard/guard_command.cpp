@@ -144,7 +144,8 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
     sup.signal_others = [&sandbox](int sig) {
       for (pid_t p : sandbox->procs()) ::kill(p, sig);
     };
-  set_watched_child_group(child.pid);  // Ctrl-Z stops the command with the guard (common/interrupt.h)
+  // Ctrl-Z stops the command (its group and its cgroup) with the guard (common/interrupt.h).
+  set_watched_child_group(child.pid, so.cgroup_procs);
   ctrl_z.release();
   SuperviseResult r = supervise(child, sup, *probe, clock, swap_before);
   set_watched_child_group(0);

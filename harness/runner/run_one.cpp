@@ -235,7 +235,8 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   }
   stderr_log.close();
   if (job) job->started();
-  set_watched_child_group(child.pid);  // Ctrl-Z stops the child with wmbench (common/interrupt.h)
+  // Ctrl-Z stops the child (its group and its cgroup) with wmbench (common/interrupt.h).
+  set_watched_child_group(child.pid, so.cgroup_procs);
   ctrl_z.release();
   const int interrupted = watch_child(s, child, rec, std::move(trace), std::move(sandbox), swap_before, head, job.get());
   set_watched_child_group(0);

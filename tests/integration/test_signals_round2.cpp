@@ -310,6 +310,11 @@ struct CtrlZSeen {
   std::string group_when_stopped, group_when_resumed;
   char self_stopped = 0, self_resumed = 0;
   bool group_stopped = false;
+  // Another process to watch (one the job moved out of its group): its pid is read from this
+  // file once the child is ready; its states while stopped and after SIGCONT.
+  std::string other_pidfile;
+  pid_t other = 0;
+  char other_when_stopped = 0, other_when_resumed = 0;
 };
 
 // Once wmbench's child is there and `child_ready` says so: Ctrl-Z (SIGTSTP to wmbench), wait until
@@ -324,12 +329,20 @@ void ctrl_z_then_continue(pid_t wmbench, CtrlZSeen& seen, const std::function<bo
   seen.group_stopped = wait_for([&] { return group_stopped(g) && proc_state(wmbench) == 'T'; }, kDeadline);
   seen.group_when_stopped = group_states(g);
   seen.self_stopped = proc_state(wmbench);
+  if (!seen.other_pidfile.empty() && (seen.other = pid_in(seen.other_pidfile)) != 0) {
+    wait_for([&] { return proc_state(seen.other) == 'T'; }, 5);
+    seen.other_when_stopped = proc_state(seen.other);
+  }
   if (hold > 0) std::this_thread::sleep_for(std::chrono::duration<double>(hold));
   ::kill(wmbench, SIGCONT);
   wait_for([&] { return group_states(g).find_first_of("Tt") == std::string::npos && proc_state(wmbench) != 'T'; },
            kDeadline);
   seen.group_when_resumed = group_states(g);
   seen.self_resumed = proc_state(wmbench);
+  if (seen.other) {
+    wait_for([&] { return proc_state(seen.other) != 'T'; }, kDeadline);
+    seen.other_when_resumed = proc_state(seen.other);
+  }
 }
 
 void expect_stopped_then_resumed(const CtrlZSeen& s) {
@@ -379,6 +392,34 @@ TEST(SignalsRound2, CtrlZStopsRunAndItsCommandChildAndContinueFinishesTheRun) {
   const auto rec = the_record(t);
   EXPECT_EQ(rec.value("stopped_by", ""), "finished") << rec.dump(2);
   EXPECT_TRUE(rec.contains("exit_code") && rec["exit_code"] == 0) << rec.dump(2);
+}
+
+// As root the job runs in a cgroup of its own (runner/job_watch.h): Ctrl-Z stops every process in
+// it, also a daemon the job moved out of its process group with setsid, and SIGCONT continues it.
+TEST(SignalsRound2, CtrlZAlsoStopsWhatTheJobMovedOutOfItsGroupWhenItHasACgroup) {
+#ifndef __linux__
+  GTEST_SKIP() << "reads /proc/PID/stat";
+#endif
+  if (::geteuid() != 0) GTEST_SKIP() << "not root: the job runs in no cgroup of its own (CI runs as root)";
+  Tmp t;
+  const std::string started = t.path + "/started", daemon = t.path + "/daemon";
+  // In `sh -c` the background child leads no group, so setsid(1) execs sleep in place: $! is it.
+  const std::vector<std::string> job = {
+      "/bin/sh", "-c",
+      "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! > '" + daemon + "'; echo $$ > '" + started +
+          "'; i=0; while [ $i -lt 30 ]; do i=$((i+1)); sleep 0.1; done; echo done"};
+  CtrlZSeen seen;
+  seen.other_pidfile = daemon;
+  const Result r = run_with_ctrl_z([&](const RunOpts& o) { return run_command(t, {}, job, o); },
+                                   [&](pid_t) { return pid_in(started) != 0 && pid_in(daemon) != 0; }, seen);
+  expect_stopped_then_resumed(seen);
+  ASSERT_NE(seen.other, 0) << "the daemon's pid was not seen";
+  EXPECT_EQ(seen.other_when_stopped, 'T') << "the daemon outside the job's group ran on while wmbench was stopped";
+  EXPECT_NE(seen.other_when_resumed, 'T') << "the daemon stayed stopped after SIGCONT";
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto rec = the_record(t);
+  EXPECT_EQ(rec.value("stopped_by", ""), "finished") << rec.dump(2);
+  reap_stray(seen.other);  // stopped and named at the job's end; killed here if a failure left it
 }
 
 TEST(SignalsRound2, CtrlZStopsTheGuardAndItsCommandInAnOrphanedProcessGroupToo) {
