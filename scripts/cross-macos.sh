@@ -105,13 +105,17 @@ mapfile -t bench < <(cd "$root" && find harness/bench -maxdepth 1 -name '*.cpp' 
 # Through scripts/cross-macos/zig-cxx (zig c++, with Zig 0.11's -fsyntax-only quirk passed over) and
 # ccache where it is installed: a translation unit whose source, headers and flags are unchanged is
 # a cache hit, in this checkout or another (CI's fresh clone; the base dir makes paths relative).
-# The compiler is named by Zig's pinned version, so a cached result is never another compiler's.
+# The compiler is named by Zig's pinned version and the wrapper's hash, so a cached result is never
+# another compiler's.
 # WMBENCH_CCACHE=0: no cache.
 export ZIG="$zig"
 cxx=("$root/scripts/cross-macos/zig-cxx")
 if [[ "${WMBENCH_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null 2>&1; then
   cxx=(ccache "${cxx[@]}")
-  export CCACHE_COMPILERTYPE=clang CCACHE_COMPILERCHECK="string:$zig_pkg+$zig_integrity"
+  # The compiler as ccache knows it: Zig's pinned package and the wrapper's own text (a wrapper that
+  # passes over less must not find the results of one that passed over more).
+  wrapper_sum="$(sha256sum "${cxx[1]}" | cut -c1-16)"
+  export CCACHE_COMPILERTYPE=clang CCACHE_COMPILERCHECK="string:$zig_pkg+$zig_integrity+zig-cxx-$wrapper_sum"
   export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1 CCACHE_STATSLOG="$out/ccache-stats.log"
   say "compiling through ccache (in $(ccache -k cache_dir 2>/dev/null || echo 'its default folder'))"
 fi

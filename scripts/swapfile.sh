@@ -22,7 +22,7 @@ case "$cmd" in
     # swapfile in four stages). Where swapon refuses such a file (btrfs, older XFS: "swapfile has
     # holes"), dd writes every block instead.
     how="fallocate"
-    if ! { fallocate -l "$((size * 1048576))" "$path" 2>/dev/null && chmod 600 "$path" &&
+    if ! { fallocate -l "$((10#$size * 1048576))" "$path" 2>/dev/null && chmod 600 "$path" &&
            mkswap "$path" >/dev/null 2>&1 && swapon "$path" 2>/dev/null; }; then
       rm -f "$path"
       how="dd"

@@ -3,7 +3,8 @@
 // the build folder (test_paths.cpp), not given to every test file as -D values: a file whose flags
 // name the checkout compiles differently in every checkout, so ccache could never reuse it in CI's
 // fresh clone or the simulated Mac's copy. CMake force-includes this header into the tests
-// (-include); a build that defines the macros itself (scripts/cross-macos.sh) keeps its own.
+// (-include), and so does scripts/cross-macos.sh; a build that defined the macros itself would
+// keep its own.
 #pragma once
 
 namespace wmbt_paths {

@@ -20,10 +20,12 @@ namespace {
 std::atomic<int> g_signal{0};
 int g_pipe[2] = {-1, -1};
 std::atomic<int> g_child_group{0};  // the watched child's process group (0 = none)
-// The watched child's cgroup.procs file, read in the handlers ("" = none); g_have_procs says
-// whether g_procs_path may be read (it is written only while g_have_procs is false).
-char g_procs_path[4096] = "";
-std::atomic<bool> g_have_procs{false};
+// The watched child's cgroup.procs file, read in the handlers: g_procs_at is the buffer that holds
+// it (-1: none). A new path is written into the other buffer, then published, so a handler that is
+// still reading the last one never sees it change under it.
+char g_procs_paths[2][4096] = {"", ""};
+std::atomic<int> g_procs_at{-1};
+int g_procs_next = 0;  // the buffer the next path goes into (only the main thread sets paths)
 // Time spent stopped by Ctrl-Z (CLOCK_MONOTONIC nanoseconds): the start of the current stop (0:
 // not stopped) and the total of the stops that ended. clock_gettime is async-signal-safe.
 std::atomic<long long> g_stop_began_ns{0};
@@ -54,8 +56,9 @@ void signal_child_group(int sig) {
 // child's process group (setsid: a daemon the job started) are there too. Async-signal-safe: open,
 // read, kill, close (the kernel writes cgroup.procs: one decimal pid a line).
 void signal_child_cgroup(int sig) {
-  if (!g_have_procs.load()) return;
-  const int fd = ::open(g_procs_path, O_RDONLY | O_CLOEXEC);
+  const int at = g_procs_at.load();
+  if (at < 0) return;
+  const int fd = ::open(g_procs_paths[at], O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   const pid_t self = ::getpid();
   const auto send = [&](long pid) {
@@ -67,7 +70,7 @@ void signal_child_cgroup(int sig) {
   while ((n = ::read(fd, buf, sizeof buf)) > 0) {
     for (ssize_t i = 0; i < n; ++i) {
       if (buf[i] >= '0' && buf[i] <= '9') {
-        pid = pid < 100000000 ? pid * 10 + (buf[i] - '0') : -1;  // no pid is that long: not sent
+        if (pid >= 0) pid = pid < 100000000 ? pid * 10 + (buf[i] - '0') : -1;  // no pid is that long: not sent
       } else {
         send(pid);
         pid = 0;
@@ -103,12 +106,14 @@ void on_cont(int) {
 }
 
 void on_signal(int sig) {
+  const int saved = errno;
   int expected = 0;
   g_signal.compare_exchange_strong(expected, sig);
   if (g_pipe[1] >= 0) {
     char c = 1;
     (void)!::write(g_pipe[1], &c, 1);
   }
+  errno = saved;
 }
 }  // namespace
 
@@ -123,11 +128,12 @@ void install_interrupt_handlers() {
 }
 
 void set_watched_child_group(int pgid, const std::string& cgroup_procs) {
-  g_have_procs.store(false);
+  g_procs_at.store(-1);
   g_child_group.store(pgid);
-  if (pgid <= 0 || cgroup_procs.empty() || cgroup_procs.size() >= sizeof g_procs_path) return;
-  std::memcpy(g_procs_path, cgroup_procs.c_str(), cgroup_procs.size() + 1);
-  g_have_procs.store(true);
+  if (pgid <= 0 || cgroup_procs.empty() || cgroup_procs.size() >= sizeof g_procs_paths[0]) return;
+  std::memcpy(g_procs_paths[g_procs_next], cgroup_procs.c_str(), cgroup_procs.size() + 1);
+  g_procs_at.store(g_procs_next);
+  g_procs_next = 1 - g_procs_next;
 }
 
 double stopped_seconds() {

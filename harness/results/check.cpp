@@ -239,27 +239,37 @@ void check_machine_extras(Ctx& c, const nlohmann::json& m) {
                                           escape_controls_line(utf8_sanitize(path, 120)),
                                           escape_controls_line(utf8_sanitize(text, 120))));
   };
-  const std::function<void(const nlohmann::json&, const std::string&, int)> walk = [&](const nlohmann::json& j,
-                                                                                       const std::string& path,
-                                                                                       int depth) {
+  // One path, grown and cut back as the walk goes (no copy per key: a hostile file of a million
+  // keys nested 30 deep costs what its size does); each key at most 40 bytes of it.
+  std::string path;
+  const std::function<void(const nlohmann::json&, int)> walk = [&](const nlohmann::json& j, int depth) {
     if (j.is_string()) {
       const std::string& v = j.get_ref<const std::string&>();
       if (escape_controls_line(v) != v) flag(path, "value of", v);
       return;
     }
     if (depth >= 32) return;  // deeper than any machine.json wmbench writes; the reader bounds depth too
+    const size_t len = path.size();
     if (j.is_object()) {
       for (auto it = j.begin(); it != j.end(); ++it) {
-        const std::string at = path.empty() ? it.key() : path + "." + it.key();
-        if (escape_controls_line(it.key()) != it.key()) flag(at, "key", it.key());
-        walk(it.value(), at, depth + 1);
+        if (len) path += '.';
+        path.append(it.key(), 0, 40);
+        if (escape_controls_line(it.key()) != it.key()) flag(path, "key", it.key());
+        walk(it.value(), depth + 1);
+        path.resize(len);
       }
     } else if (j.is_array()) {
       size_t i = 0;
-      for (const auto& v : j) walk(v, path + "[" + std::to_string(i++) + "]", depth + 1);
+      for (const auto& v : j) {
+        path += '[';
+        path += std::to_string(i++);
+        path += ']';
+        walk(v, depth + 1);
+        path.resize(len);
+      }
     }
   };
-  walk(m, "", 0);
+  walk(m, 0);
   if (found > kMaxNamed)
     c.problem("machine.json", fmt::format("and {} more keys or values with control characters", found - kMaxNamed));
 }

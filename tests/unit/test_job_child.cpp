@@ -152,7 +152,12 @@ TEST(JobRunFiles, AStderrLogThatCannotBeOpenedLeavesNoOpenFile) {
   const Folder folder(dir);
   const auto open_fds = [] {
     size_t n = 0;
-    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+#if defined(__APPLE__)
+    const char* fds = "/dev/fd";
+#else
+    const char* fds = "/proc/self/fd";
+#endif
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(fds)) ++n;
     return n;
   };
   const size_t before = open_fds();
