@@ -37,6 +37,16 @@ source "$root/scripts/lib/run-env.sh"
 use_venv_python "$root"  # the charts that `wmbench run` draws in the integration tests
 swap_for_run "$root" 2048 /var/tmp/wmbench-test.swap ||
   echo "test: no swap could be made; the real-swap tests will say they are skipped" >&2
+# ctest starts the longest tests first when it knows their times (Testing/Temporary/CTestCostData.txt,
+# which it writes after each run). A build that has none gets the times of a whole run on the
+# development VM (tests/ctest-costs.txt, in ctest's own format; only the order depends on them, and a
+# test they do not name simply runs in turn). Refresh them with
+# `cp build/Testing/Temporary/CTestCostData.txt tests/ctest-costs.txt` after a whole run.
+costs="$build/Testing/Temporary/CTestCostData.txt"
+if [[ ! -f "$costs" && -f "$root/tests/ctest-costs.txt" ]]; then
+  mkdir -p "$build/Testing/Temporary"
+  cp "$root/tests/ctest-costs.txt" "$costs"
+fi
 cd "$build"
 echo "test: ctest with $jobs at once (WMBENCH_TEST_JOBS)"
 ctest --output-on-failure --timeout 1200 --parallel "$jobs" "$@"
