@@ -3,8 +3,7 @@
 // the build folder (test_paths.cpp), not given to every test file as -D values: a file whose flags
 // name the checkout compiles differently in every checkout, so ccache could never reuse it in CI's
 // fresh clone or the simulated Mac's copy. CMake force-includes this header into the tests
-// (-include), and so does scripts/cross-macos.sh; a build that defined the macros itself would
-// keep its own.
+// (-include), and so does scripts/cross-macos.sh.
 #pragma once
 
 namespace wmbt_paths {
@@ -16,21 +15,9 @@ extern const char* const kPyFill;      // the build folder's copy of wmbench_fil
 extern const char* const kTorchPython; // a python3 with torch ("" when none was found)
 }  // namespace wmbt_paths
 
-#ifndef WMBENCH_TEST_DATA
 #define WMBENCH_TEST_DATA ::wmbt_paths::kTestData
-#endif
-#ifndef WMBENCH_SOURCE_DIR
 #define WMBENCH_SOURCE_DIR ::wmbt_paths::kSourceDir
-#endif
-#ifndef WMBENCH_BIN
 #define WMBENCH_BIN ::wmbt_paths::kBin
-#endif
-#ifndef WMBENCH_FILL_BIN
 #define WMBENCH_FILL_BIN ::wmbt_paths::kFillBin
-#endif
-#ifndef WMBENCH_PYFILL
 #define WMBENCH_PYFILL ::wmbt_paths::kPyFill
-#endif
-#ifndef WMBENCH_TORCH_PYTHON
 #define WMBENCH_TORCH_PYTHON ::wmbt_paths::kTorchPython
-#endif

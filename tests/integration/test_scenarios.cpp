@@ -1,7 +1,5 @@
 // Every shipped scenario runs here where that makes sense (cpu or mps-model), through the real
 // runner and fill child.
-#include <sys/stat.h>
-
 #include <gtest/gtest.h>
 
 #include "cli_util.h"
@@ -22,12 +20,9 @@ TEST(Scenarios, OffloadFootprintOnCpuHasTheWriteUpsRowsAndTheRelease) {
   ASSERT_EQ(sc.value("program", ""), "offload");
   ASSERT_EQ(sc.value("step", ""), "512MiB");
   sc["offload_size"] = "512MiB";
-  const std::string file = scenario(t, "offload-footprint", sc.dump(2));
-  const std::string out = t + "/out";
-  ASSERT_EQ(mkdir(out.c_str(), 0755), 0);
-  auto r = wmbench({"run", file, "--device", "cpu", "--out", out, "--no-plots"});
+  auto r = wmbench({"run", scenario(t, "offload-footprint", sc.dump(2)), "--device", "cpu", "--out", t, "--no-plots"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
-  const std::string dir = only_result_dir(out);
+  const std::string dir = only_result_dir(t);  // the scenario file beside it is no folder
   auto run = read_json(dir + "/runs/01-offload.json");
   EXPECT_EQ(run["stopped_by"], "finished") << run.dump(2);
   ASSERT_EQ(run["stages"].size(), 5u);

@@ -371,10 +371,11 @@ std::function<bool(pid_t)> job_started(const std::string& file) {
   return [file](pid_t) { return pid_in(file) != 0; };
 }
 
-// A job that runs about 3 s of its own time (30 short sleeps) and says it is there first.
-std::vector<std::string> slow_job(const std::string& started) {
+// A job that runs about 3 s of its own time (30 short sleeps) and says it is there first; `first`
+// (shell commands, each ending in `;`) runs before it says so.
+std::vector<std::string> slow_job(const std::string& started, const std::string& first = "") {
   return {"/bin/sh", "-c",
-          "echo $$ > '" + started + "'; i=0; while [ $i -lt 30 ]; do i=$((i+1)); sleep 0.1; done; echo done"};
+          first + "echo $$ > '" + started + "'; i=0; while [ $i -lt 30 ]; do i=$((i+1)); sleep 0.1; done; echo done"};
 }
 
 }  // namespace
@@ -405,14 +406,12 @@ TEST(SignalsRound2, CtrlZAlsoStopsWhatTheJobMovedOutOfItsGroupWhenItHasACgroup) 
   Tmp t;
   const std::string started = t.path + "/started", daemon = t.path + "/daemon";
   // In `sh -c` the background child leads no group, so setsid(1) execs sleep in place: $! is it.
-  const std::vector<std::string> job = {
-      "/bin/sh", "-c",
-      "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! > '" + daemon + "'; echo $$ > '" + started +
-          "'; i=0; while [ $i -lt 30 ]; do i=$((i+1)); sleep 0.1; done; echo done"};
+  // Its pid is written before the job says it started.
+  const auto job = slow_job(started, "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! > '" + daemon + "'; ");
   CtrlZSeen seen;
   seen.other_pidfile = daemon;
-  const Result r = run_with_ctrl_z([&](const RunOpts& o) { return run_command(t, {}, job, o); },
-                                   [&](pid_t) { return pid_in(started) != 0 && pid_in(daemon) != 0; }, seen);
+  const Result r =
+      run_with_ctrl_z([&](const RunOpts& o) { return run_command(t, {}, job, o); }, job_started(started), seen);
   expect_stopped_then_resumed(seen);
   ASSERT_NE(seen.other, 0) << "the daemon's pid was not seen";
   EXPECT_EQ(seen.other_when_stopped, 'T') << "the daemon outside the job's group ran on while wmbench was stopped";
