@@ -145,14 +145,22 @@ class ReadmeMd : public Exporter {
     auto pos = table.find("| setting");
     out += pos == std::string::npos ? table : table.substr(pos);
     out += "\n## Findings (read off the numbers above)\n\n";
+    // Each setting once per way its runs ended (repeats of a setting are one setting).
     std::map<std::string, std::vector<std::string>> by;
-    for (const auto& run : r.runs) by[run.stopped_by].push_back("`" + run.label + "`");
+    for (const auto& run : r.runs) {
+      auto& labels = by[run.stopped_by];
+      const std::string l = "`" + run.label + "`";
+      if (std::find(labels.begin(), labels.end(), l) == labels.end()) labels.push_back(l);
+    }
     for (const auto& [who, labels] : by) {
       std::string l;
       for (const auto& x : labels) l += (l.empty() ? "" : ", ") + x;
-      std::string what = who == "guard"     ? "slid into swap until the guard stopped them (no error from PyTorch)"
+      const bool one = labels.size() == 1;
+      std::string what = who == "guard"     ? fmt::format("slid into swap until the guard stopped {} (no error from PyTorch)",
+                                                          one ? "it" : "them")
                          : who == "pytorch" ? "got a clean out-of-memory error from PyTorch"
-                         : who == "config"  ? "were refused by PyTorch at the first allocation (bad settings)"
+                         : who == "config"  ? fmt::format("{} refused by PyTorch at the first allocation (bad settings)",
+                                                          one ? "was" : "were")
                          : who == "cap"     ? "reached the cap"
                                             : "ended as: " + who;
       out += fmt::format("- {} {}.\n", l, what);

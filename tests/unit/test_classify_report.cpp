@@ -189,6 +189,12 @@ TEST(Report, RebuildsSummaryTableAndCsvFromRunFiles) {
   EXPECT_NE(table.find("config: invalid low watermark ratio 1.4"), std::string::npos) << table;
   EXPECT_NE(table.find("HIGH 0.8, LOW unset (1.4)"), std::string::npos) << table;
   EXPECT_NE(table.find("not run"), std::string::npos) << table;
+  // The findings name each setting once (three runs of `a` are one setting), in words for one.
+  const std::string readme = read_file(d + "/README.md");
+  EXPECT_NE(readme.find("- `a` slid into swap until the guard stopped it (no error from PyTorch).\n"), std::string::npos)
+      << readme;
+  EXPECT_NE(readme.find("- `b` was refused by PyTorch at the first allocation (bad settings).\n"), std::string::npos)
+      << readme;
   auto summary = read_json_file(d + "/summary.json");
   EXPECT_EQ(summary["schema_version"], 1);
   EXPECT_EQ(summary["runs"].size(), 4u);
