@@ -2,15 +2,15 @@
 #include <unistd.h>
 
 #include <climits>
-#include <fstream>
 #include <sstream>
 
+#include "common/kernel_file.h"
 #include "common/platform.h"
 
 namespace wmb {
 namespace {
 std::string os_release_pretty() {
-  std::ifstream in("/etc/os-release");
+  std::istringstream in(read_kernel_file("/etc/os-release", 64 << 10).value_or(""));
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("PRETTY_NAME=", 0) == 0) {
@@ -22,7 +22,7 @@ std::string os_release_pretty() {
   return "Linux";
 }
 std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
+  std::istringstream in(read_kernel_file("/proc/cpuinfo", size_t{16} << 20).value_or(""));
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("model name", 0) == 0) {

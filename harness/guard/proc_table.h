@@ -18,6 +18,9 @@ struct ProcStat {
 
 // /proc/PID/stat of one process; false when it is gone or the line is not of the known shape.
 bool read_proc_stat(pid_t pid, ProcStat& st);
+// The same, from a path: /proc/self/fd/N of a stat file kept open lets a test read it after its
+// process has gone (read() then fails with ESRCH, the race scan_processes meets).
+bool read_proc_stat_at(const std::string& path, ProcStat& st);
 
 // Every process in /proc that could be read, by pid.
 std::map<pid_t, ProcStat> scan_processes();

@@ -1,7 +1,8 @@
 // process_tree() on Linux: cgroup.procs, else /proc/PID/stat (ppid, pgrp) of every process.
-#include <fstream>
 #include <set>
+#include <sstream>
 
+#include "common/kernel_file.h"
 #include "guard/proc_table.h"
 #include "guard/tree_probe.h"
 
@@ -10,7 +11,7 @@ namespace {
 
 std::vector<pid_t> cgroup_members(const std::string& cgroup_dir) {
   std::vector<pid_t> out;
-  std::ifstream in(cgroup_dir + "/cgroup.procs");
+  std::istringstream in(read_kernel_file(cgroup_dir + "/cgroup.procs").value_or(""));
   long p = 0;
   while (in >> p)
     if (p > 0) out.push_back(static_cast<pid_t>(p));

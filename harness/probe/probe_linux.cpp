@@ -12,24 +12,18 @@
 
 #include <fmt/format.h>
 
+#include "common/kernel_file.h"
 #include "probe/probe.h"
 
 namespace wmb {
 namespace {
 
-// Reads a small file with one read() into a stack buffer: cheap enough to run 10 times a second.
+// The whole file into out (kernel_file.h: no exceptions; a process that exits while its file is
+// read is false, as a file that is not there).
 bool read_small(const std::string& path, std::string& out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[8192];
-  out.clear();
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
+  auto text = read_kernel_file(path);
+  if (!text) return false;
+  out = std::move(*text);
   return true;
 }
 

@@ -5,24 +5,20 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "common/kernel_file.h"
 #include "common/units.h"
 #include "sandbox/sandbox.h"
 
 namespace wmb {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// A kernel file, or "" when it cannot be read (kernel_file.h).
+std::string slurp(const std::string& path) { return read_kernel_file(path).value_or(""); }
 
 bool write_text(const std::string& path, const std::string& text, std::string* err = nullptr) {
   FILE* f = std::fopen(path.c_str(), "w");
