@@ -141,9 +141,7 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
                  {"command", o.command}, {"swap_budget_bytes", o.guard.swap_budget}});
   SuperviseOptions sup = supervise_options(o, sandbox.get(), trace.get());
   if (sandbox)
-    sup.signal_others = [&sandbox](int sig) {
-      for (pid_t p : sandbox->procs()) ::kill(p, sig);
-    };
+    sup.signal_others = [&sandbox](int sig) { sandbox->signal_all(sig); };
   // Ctrl-Z stops the command (its group and its cgroup) with the guard (common/interrupt.h).
   set_watched_child_group(child.pid, so.cgroup_procs);
   ctrl_z.release();

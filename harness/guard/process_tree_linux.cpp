@@ -1,29 +1,16 @@
 // process_tree() on Linux: cgroup.procs, else /proc/PID/stat (ppid, pgrp) of every process.
 #include <set>
-#include <sstream>
 
-#include "common/kernel_file.h"
 #include "guard/proc_table.h"
 #include "guard/tree_probe.h"
+#include "sandbox/sandbox.h"
 
 namespace wmb {
-namespace {
-
-std::vector<pid_t> cgroup_members(const std::string& cgroup_dir) {
-  std::vector<pid_t> out;
-  std::istringstream in(read_kernel_file(cgroup_dir + "/cgroup.procs").value_or(""));
-  long p = 0;
-  while (in >> p)
-    if (p > 0) out.push_back(static_cast<pid_t>(p));
-  return out;
-}
-
-}  // namespace
 
 std::vector<pid_t> process_tree(pid_t root, const std::string& cgroup_dir) {
   std::vector<pid_t> out = {root};
   if (!cgroup_dir.empty()) {
-    for (pid_t p : cgroup_members(cgroup_dir))
+    for (pid_t p : read_cgroup_procs(cgroup_dir))
       if (p != root) out.push_back(p);
     if (out.size() > 1) return out;
   }

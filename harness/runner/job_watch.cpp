@@ -72,9 +72,7 @@ void JobRun::attach(SuperviseOptions& sup, Sandbox* cgroup) {
     out_.write(cut ? " [wmbench: line cut]\n" : "\n");
   };
   if (cgroup)
-    sup.signal_others = [cgroup](int sig) {
-      for (pid_t p : cgroup->procs()) ::kill(p, sig);
-    };
+    sup.signal_others = [cgroup](int sig) { cgroup->signal_all(sig); };
 }
 
 std::vector<std::string> JobRun::end(Sandbox* cgroup, pid_t pgid, double grace) {

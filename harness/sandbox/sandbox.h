@@ -35,6 +35,9 @@ struct CgroupStop {
   bool emptied = true;       // the cgroup was empty at the end
 };
 
+// The pids a cgroup's cgroup.procs lists now; none when it cannot be read (kernel_file.h).
+std::vector<pid_t> read_cgroup_procs(const std::string& cgroup_dir);
+
 class Sandbox {
  public:
   // Makes <parent>/wmbench-<pid>-<n> limited to `limit` bytes (0: no limit, a cgroup only to
@@ -53,6 +56,8 @@ class Sandbox {
   // The processes in the cgroup now (cgroup.procs), however they left the process group or
   // session they were started in (setsid, double fork).
   std::vector<pid_t> procs() const;
+  // Sends sig to every process in procs() (Ctrl-Z, fg, a stop): one that exits meanwhile is skipped.
+  void signal_all(int sig) const;
   // SIGTERM to every process in the cgroup, SIGKILL to those left after `grace` seconds, then
   // waits (a few seconds at most) until it is empty.
   CgroupStop stop_all(double grace);

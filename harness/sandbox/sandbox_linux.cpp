@@ -151,13 +151,19 @@ std::optional<uint64_t> Sandbox::peak_usage() const {
   return std::strtoull(s.c_str(), nullptr, 10);
 }
 
-std::vector<pid_t> Sandbox::procs() const {
+std::vector<pid_t> read_cgroup_procs(const std::string& cgroup_dir) {
   std::vector<pid_t> v;
-  if (dir_.empty()) return v;
-  std::istringstream in(slurp(dir_ + "/cgroup.procs"));
-  pid_t p;
-  while (in >> p) v.push_back(p);
+  std::istringstream in(slurp(cgroup_dir + "/cgroup.procs"));
+  long p = 0;
+  while (in >> p)
+    if (p > 0) v.push_back(static_cast<pid_t>(p));
   return v;
+}
+
+std::vector<pid_t> Sandbox::procs() const { return dir_.empty() ? std::vector<pid_t>{} : read_cgroup_procs(dir_); }
+
+void Sandbox::signal_all(int sig) const {
+  for (pid_t p : procs()) ::kill(p, sig);
 }
 
 CgroupStop Sandbox::stop_all(double grace) {
@@ -175,7 +181,7 @@ CgroupStop Sandbox::stop_all(double grace) {
     for (pid_t p : left) ::kill(p, SIGKILL);
     const auto hard = Clock::now() + std::chrono::seconds(5);
     while (!procs().empty() && Clock::now() < hard) {
-      for (pid_t p : procs()) ::kill(p, SIGKILL);
+      signal_all(SIGKILL);
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
@@ -192,9 +198,7 @@ std::string Sandbox::remove() {
     }
     if (errno != EBUSY) break;
     // Stragglers: kill whatever is left in it, then retry.
-    std::istringstream in(slurp(dir_ + "/cgroup.procs"));
-    pid_t p;
-    while (in >> p) ::kill(p, SIGKILL);
+    signal_all(SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   std::string err = fmt::format("cannot remove cgroup {}: {}", dir_, std::strerror(errno));

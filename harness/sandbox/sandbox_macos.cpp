@@ -14,7 +14,9 @@ Sandbox::Sandbox(uint64_t limit, const std::string&) : limit_(limit) {
 }
 Sandbox::~Sandbox() = default;
 std::optional<uint64_t> Sandbox::peak_usage() const { return std::nullopt; }
+std::vector<pid_t> read_cgroup_procs(const std::string&) { return {}; }
 std::vector<pid_t> Sandbox::procs() const { return {}; }
+void Sandbox::signal_all(int) const {}
 CgroupStop Sandbox::stop_all(double) { return {}; }
 std::string Sandbox::remove() { return ""; }
 

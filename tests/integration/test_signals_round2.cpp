@@ -398,29 +398,65 @@ TEST(SignalsRound2, CtrlZStopsRunAndItsCommandChildAndContinueFinishesTheRun) {
 
 // As root the job runs in a cgroup of its own (runner/job_watch.h): Ctrl-Z stops every process in
 // it, also a daemon the job moved out of its process group with setsid, and SIGCONT continues it.
+namespace {
+
+// Ctrl-Z and SIGCONT while the job runs a daemon it moved out of its process group (setsid(1)):
+// only the job's cgroup still knows it. `start` runs the job under wmbench with the options given.
+Result ctrl_z_with_a_daemon(const Tmp& t, const std::function<Result(const std::vector<std::string>&, const RunOpts&)>& start,
+                            CtrlZSeen& seen) {
+  const std::string started = t.path + "/started", daemon = t.path + "/daemon";
+  // In `sh -c` the background child leads no group, so setsid(1) execs sleep in place: $! is it.
+  // Its pid is written before the job says it started.
+  const auto job = slow_job(started, "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! > '" + daemon + "'; ");
+  seen.other_pidfile = daemon;
+  const Result r = run_with_ctrl_z([&](const RunOpts& o) { return start(job, o); }, job_started(started), seen);
+  expect_stopped_then_resumed(seen);
+  EXPECT_NE(seen.other, 0) << "the daemon's pid was not seen";
+  EXPECT_EQ(seen.other_when_stopped, 'T') << "the daemon outside the job's group ran on while wmbench was stopped";
+  EXPECT_TRUE(seen.other_when_resumed == 'S' || seen.other_when_resumed == 'R')
+      << "the daemon did not run again after SIGCONT: state '" << seen.other_when_resumed << "'";
+  return r;
+}
+
+}  // namespace
+
 TEST(SignalsRound2, CtrlZAlsoStopsWhatTheJobMovedOutOfItsGroupWhenItHasACgroup) {
 #ifndef __linux__
   GTEST_SKIP() << "reads /proc/PID/stat";
 #endif
   if (::geteuid() != 0) GTEST_SKIP() << "not root: the job runs in no cgroup of its own (CI runs as root)";
   Tmp t;
-  const std::string started = t.path + "/started", daemon = t.path + "/daemon";
-  // In `sh -c` the background child leads no group, so setsid(1) execs sleep in place: $! is it.
-  // Its pid is written before the job says it started.
-  const auto job = slow_job(started, "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! > '" + daemon + "'; ");
   CtrlZSeen seen;
-  seen.other_pidfile = daemon;
-  const Result r =
-      run_with_ctrl_z([&](const RunOpts& o) { return run_command(t, {}, job, o); }, job_started(started), seen);
-  expect_stopped_then_resumed(seen);
-  ASSERT_NE(seen.other, 0) << "the daemon's pid was not seen";
-  EXPECT_EQ(seen.other_when_stopped, 'T') << "the daemon outside the job's group ran on while wmbench was stopped";
-  EXPECT_TRUE(seen.other_when_resumed == 'S' || seen.other_when_resumed == 'R')
-      << "the daemon did not run again after SIGCONT: state '" << seen.other_when_resumed << "'";
+  const Result r = ctrl_z_with_a_daemon(
+      t, [&](const std::vector<std::string>& job, const RunOpts& o) { return run_command(t, {}, job, o); }, seen);
   EXPECT_EQ(r.status, 0) << r.err;
   const auto rec = the_record(t);
   EXPECT_EQ(rec.value("stopped_by", ""), "finished") << rec.dump(2);
   reap_stray(seen.other);  // stopped and named at the job's end; killed here if a failure left it
+}
+
+// `wmbench guard --ram-limit` runs its command in a memory cgroup (guard_command.cpp): Ctrl-Z reaches
+// what the command moved out of its group through it, as for `run`.
+TEST(SignalsRound2, GuardWithARamLimitCtrlZAlsoStopsWhatTheCommandMovedOutOfItsGroup) {
+#ifndef __linux__
+  GTEST_SKIP() << "reads /proc/PID/stat";
+#else
+  if (const auto support = wmb::sandbox_support(); !support.ok)
+    GTEST_SKIP() << "--ram-limit cannot run here (scripts/test.sh makes swap as root): " << support.why_not;
+  Tmp t;
+  CtrlZSeen seen;
+  const Result r = ctrl_z_with_a_daemon(
+      t,
+      [&](const std::vector<std::string>& job, const RunOpts& o) {
+        std::vector<std::string> argv = {WMBENCH_BIN, "guard", "--ram-limit", "256MiB", "--"};
+        argv.insert(argv.end(), job.begin(), job.end());
+        return run(argv, o);
+      },
+      seen);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "done")) << r.out << r.err;
+  reap_stray(seen.other);
+#endif
 }
 
 TEST(SignalsRound2, CtrlZStopsTheGuardAndItsCommandInAnOrphanedProcessGroupToo) {
