@@ -19,8 +19,10 @@ int run_report(const std::string& dir, bool quiet) {
     for (const auto& n : r.notes) std::cerr << "wmbench report: note: " << n << "\n";
     for (const auto& p : r.problems) std::cerr << "wmbench report: " << p << "\n";
     if (!quiet) std::cout << folder.read("table.md");
-    std::cout << "Rebuilt " << dir << "/summary.json, table.md, results.csv from " << r.runs.size() << " run files"
-              << (r.not_run.empty() ? "" : "; " + std::to_string(r.not_run.size()) + " planned runs have no file") << "\n";
+    const auto count = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
+    std::cout << "Rebuilt " << dir << "/summary.json, table.md, results.csv from " << count(r.runs.size(), "run file", "run files")
+              << (r.not_run.empty() ? "" : "; " + count(r.not_run.size(), "planned run has", "planned runs have") + " no file")
+              << "\n";
     if (!r.problems.empty()) {
       std::cerr << "wmbench report: " << r.problems.size() << " run file(s) left out (above); `wmbench check " << dir
                 << "` lists every problem\n";

@@ -282,8 +282,14 @@ TEST(Round2D, CompareAndHistoryTrustTheRunFilesNotSummaryJson) {
   auto h = wmbench({"history", dir});
   EXPECT_EQ(h.status, 2) << h.out << h.err;
   EXPECT_TRUE(has(h.err, "summary.json")) << h.err;
-  ASSERT_EQ(wmbench({"report", dir}).status, 0);
+  const auto rebuilt = wmbench({"report", "-q", dir});
+  ASSERT_EQ(rebuilt.status, 0) << rebuilt.err;
+  EXPECT_TRUE(has(rebuilt.out, "results.csv from 2 run files\n")) << rebuilt.out;
   EXPECT_EQ(wmbench({"compare", dir, dir}).status, 0) << "rebuilt: agrees again";
+  // One file and one planned run without one are said in the singular.
+  ASSERT_TRUE(std::filesystem::remove(dir + "/runs/02-b.json"));
+  const auto one = wmbench({"report", "-q", dir});
+  EXPECT_TRUE(has(one.out, "results.csv from 1 run file; 1 planned run has no file\n")) << one.out << one.err;
 }
 
 // ---- F. numbers -------------------------------------------------------------------------------

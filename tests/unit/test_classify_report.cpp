@@ -204,6 +204,44 @@ TEST(Report, RebuildsSummaryTableAndCsvFromRunFiles) {
   EXPECT_NE(csv.find("\"HIGH 0.8, LOW unset (1.4)\""), std::string::npos) << csv;
 }
 
+// summary.json and table.md give machine.json's device; when scenario.json or run files name
+// another, report's note says which it believed and who disagrees (check names each file too).
+TEST(Report, SaysWhichDeviceItBelievedWhenTheFilesDisagree) {
+  const std::string d = create_result_dir(tmpdir(), "2026-10-13", "t");
+  nlohmann::json scenario = {{"name", "t"}, {"device", "cpu"}, {"repeats", 1},
+                             {"matrix", {{{"label", "a"}, {"env", nlohmann::json::object()}},
+                                         {{"label", "b"}, {"env", nlohmann::json::object()}}}}};
+  write_json_atomic(d + "/scenario.json", scenario);
+  write_json_atomic(d + "/machine.json", {{"device", "cpu"}, {"ram_bytes", 48 * GiB}, {"torch_version", "1.13.1"}});
+  for (int i = 1; i <= 2; ++i) {
+    RunRecord r;
+    r.index = i;
+    r.label = i == 1 ? "a" : "b";
+    r.device = "cpu";
+    r.stopped_by = "finished";
+    write_json_atomic(d + "/runs/" + r.file_stem() + ".json", to_json(r));
+  }
+  auto device_notes = [&] {
+    std::string out;
+    for (const auto& n : load_report(d).notes)
+      if (n.find("device") != std::string::npos) out += n + "\n";
+    return out;
+  };
+  EXPECT_EQ(device_notes(), "") << "files that agree need no note";
+  // A run file and scenario.json edited to another device.
+  auto run = read_json_file(d + "/runs/02-b.json");
+  run["device"] = "mps";
+  write_json_atomic(d + "/runs/02-b.json", run);
+  scenario["device"] = "cuda";
+  write_json_atomic(d + "/scenario.json", scenario);
+  EXPECT_EQ(device_notes(), d + ": its files disagree on the device: summary.json and table.md give machine.json's "
+                                "\"cpu\", but scenario.json says \"cuda\" and 1 run file says \"mps\" (runs/02-b.json); "
+                                "compare and history refuse the folder until its files agree (`wmbench check` names "
+                                "each file)\n");
+  write_report(load_report(d));
+  EXPECT_EQ(read_json_file(d + "/summary.json")["device"], "cpu");
+}
+
 TEST(Report, NotAResultFolderIsAClearError) {
   try {
     load_report("/nonexistent/folder");
