@@ -190,16 +190,18 @@ Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe
   refuse_device_not_here(opts.scenario, opts.resume_dir.empty() ? "" : "--resume " + opts.resume_dir);
   const MachineFacts facts = machine_facts();
   Prepared p;
-  p.child = choose_fill_child(opts);
   const bool resume = !opts.resume_dir.empty();
-  nlohmann::json previous = resume ? previous_machine(opts, held->folder) : nlohmann::json::object();
-  refuse_other_child(previous, *p.child, opts.resume_dir);
   RunMemory mem = memory_for_runs(opts, facts);
   p.model = mem.model;
   p.sizes = sizes_for_runs(opts.scenario, mem.ram_for_sizes);
   refuse_unsafe_fill(opts, p.sizes, probe);
   p.guard = guard_for_runs(opts.scenario, p.sizes);
   if (resume) check_resume_matches(opts, *held, p.sizes);
+  // The child last: choosing it starts it for its hello (a libtorch start), which a refusal above
+  // never needs.
+  p.child = choose_fill_child(opts);
+  nlohmann::json previous = resume ? previous_machine(opts, held->folder) : nlohmann::json::object();
+  refuse_other_child(previous, *p.child, opts.resume_dir);
   p.held = resume ? std::move(held) : new_result_folder(opts);
   p.dir = p.held->folder.path();
   const Folder& f = p.held->folder;

@@ -77,14 +77,18 @@ TEST(HostileRun, ResumeWithOverridesThatDifferIsRefusedSayingWhat) {
       {{"--repeat", "2"}, "repeats"},
       {{"--timeout", "5m"}, "timeout"},
   };
+  // A stand-in for wmbench-fill that notes each start: the refusal needs no child's hello, so
+  // none is started (each would be a libtorch start).
+  const std::string fill = script(t, "fill-that-notes", "#!/bin/sh\necho started >> '" + t + "/fill-starts'; exit 1");
   for (const auto& c : cases) {
-    std::vector<std::string> args = {"run", "--resume", dir, "--no-plots"};
+    std::vector<std::string> args = {"run", "--resume", dir, "--no-plots", "--fill", fill};
     args.insert(args.end(), c.extra.begin(), c.extra.end());
     auto r = wmbench(args);
     EXPECT_EQ(r.status, 2) << c.extra[0] << ": " << r.err;
     EXPECT_TRUE(has(r.err, "differ from the folder's scenario.json")) << r.err;
     EXPECT_TRUE(has(r.err, c.must + ": the folder has")) << c.extra[0] << ": " << r.err;
   }
+  EXPECT_FALSE(file_exists(t + "/fill-starts")) << "a child was started for a run that was refused";
   EXPECT_FALSE(file_exists(dir + "/runs/02-b.json")) << "nothing ran";
   // The same values as the folder's are not a difference.
   auto same = wmbench({"run", "--resume", dir, "--step", "4MiB", "--cap", "8MiB", "--no-plots"});
