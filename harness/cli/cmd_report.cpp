@@ -17,6 +17,7 @@ int run_report(const std::string& dir, bool quiet) {
     Report r = load_report(dir);
     write_report(r);
     for (const auto& n : r.notes) std::cerr << "wmbench report: note: " << n << "\n";
+    if (const auto d = device_disagreement(r)) std::cerr << "wmbench report: note: " << *d << "\n";
     for (const auto& p : r.problems) std::cerr << "wmbench report: " << p << "\n";
     if (!quiet) std::cout << folder.read("table.md");
     const auto count = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };

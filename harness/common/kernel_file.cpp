@@ -23,6 +23,7 @@ std::optional<std::string> read_kernel_file(const std::string& path, size_t max_
   }
   ::close(fd);
   if (error) {
+    out = std::string();  // freed before errno is set, so nothing can change it after
     errno = error;
     return std::nullopt;
   }

@@ -117,38 +117,6 @@ void load_runs(const Folder& f, Report& r) {
   std::stable_sort(r.runs.begin(), r.runs.end(), [](const RunRecord& a, const RunRecord& b) { return a.index < b.index; });
 }
 
-std::string device_of(const nlohmann::json& j) {
-  return j.is_object() && j.contains("device") && j["device"].is_string() ? j["device"].get<std::string>() : "";
-}
-
-// summary.json and table.md give one device: machine.json's, else scenario.json's. When another
-// file names another device, the note says which was believed and who disagrees (check names
-// every file, and compare and history refuse the folder: compare/folder_device.h).
-void note_device_disagreement(Report& r) {
-  const std::string mdev = device_of(r.machine), sdev = device_of(r.scenario);
-  const std::string believed = mdev.empty() ? sdev : mdev;
-  if (believed.empty()) return;
-  std::vector<std::string> others;
-  if (!sdev.empty() && sdev != believed) others.push_back(fmt::format("scenario.json says \"{}\"", sdev));
-  std::map<std::string, std::vector<std::string>> runs_by_device;  // device -> run files
-  for (const auto& run : r.runs)
-    if (!run.device.empty() && run.device != believed) runs_by_device[run.device].push_back(run.file_stem() + ".json");
-  for (const auto& [dev, files] : runs_by_device) {
-    std::string names;
-    for (size_t i = 0; i < files.size() && i < 3; ++i) names += std::string(i ? ", " : "") + "runs/" + files[i];
-    if (files.size() > 3) names += fmt::format(" and {} more", files.size() - 3);
-    others.push_back(fmt::format("{} run file{} say{} \"{}\" ({})", files.size(), files.size() == 1 ? "" : "s",
-                                 files.size() == 1 ? "s" : "", dev, names));
-  }
-  if (others.empty()) return;
-  std::string list;
-  for (size_t i = 0; i < others.size(); ++i) list += (i ? (i + 1 == others.size() ? " and " : ", ") : "") + others[i];
-  r.notes.push_back(fmt::format("{}: its files disagree on the device: summary.json and table.md give {}'s \"{}\", but "
-                                "{}; compare and history refuse the folder until its files agree (`wmbench check` "
-                                "names each file)",
-                                r.dir, mdev.empty() ? "scenario.json" : "machine.json", believed, list));
-}
-
 }  // namespace
 
 Report load_report(const std::string& dir, const std::string& why_missing) {
@@ -168,7 +136,6 @@ Report load_report(const std::string& dir, const std::string& why_missing) {
   if (f.exists("scenario.json"))
     sc = check_folder_scenario_json(f.read("scenario.json", kMaxScenarioBytes), f.display("scenario.json"), r.scenario);
   load_runs(f, r);
-  note_device_disagreement(r);
   // Planned runs without a usable file.
   if (sc) {
     std::set<std::pair<std::string, int>> have;
@@ -197,6 +164,36 @@ void write_report(const Report& r) {
     f.write_atomic(e->file_name(), text);
   }
   if (!refused.empty()) throw FileError(refused);
+}
+
+namespace {
+std::string device_of(const nlohmann::json& j) {
+  return j.is_object() && j.contains("device") && j["device"].is_string() ? j["device"].get<std::string>() : "";
+}
+}  // namespace
+
+std::optional<std::string> device_disagreement(const Report& r) {
+  const std::string mdev = device_of(r.machine), sdev = device_of(r.scenario);
+  const std::string believed = mdev.empty() ? sdev : mdev;
+  if (believed.empty()) return std::nullopt;
+  std::vector<std::string> others;
+  if (!sdev.empty() && sdev != believed) others.push_back(fmt::format("scenario.json says \"{}\"", sdev));
+  std::map<std::string, std::vector<std::string>> runs_by_device;  // device -> run files
+  for (const auto& run : r.runs)
+    if (!run.device.empty() && run.device != believed) runs_by_device[run.device].push_back(run.file_stem() + ".json");
+  for (const auto& [dev, files] : runs_by_device) {
+    std::string names;
+    for (size_t i = 0; i < files.size() && i < 3; ++i) names += std::string(i ? ", " : "") + "runs/" + files[i];
+    if (files.size() > 3) names += fmt::format(" and {} more", files.size() - 3);
+    others.push_back(fmt::format("{} run file{} say{} \"{}\" ({})", files.size(), files.size() == 1 ? "" : "s",
+                                 files.size() == 1 ? "s" : "", dev, names));
+  }
+  if (others.empty()) return std::nullopt;
+  std::string list;
+  for (size_t i = 0; i < others.size(); ++i) list += (i ? (i + 1 == others.size() ? " and " : ", ") : "") + others[i];
+  return fmt::format("{}: its files disagree on the device: summary.json and table.md give {}'s \"{}\", but {}; "
+                     "compare and history refuse the folder until its files agree (`wmbench check` names each file)",
+                     r.dir, mdev.empty() ? "scenario.json" : "machine.json", believed, list);
 }
 
 std::vector<std::unique_ptr<Exporter>> all_exporters() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,11 @@ Report load_report(const std::string& dir, const std::string& why_missing = "not
 
 // Writes every exporter's file atomically into r.dir (never through a link).
 void write_report(const Report& r);
+
+// When scenario.json or run files name another device than the one summary.json and table.md give
+// (machine.json's, else scenario.json's): a sentence for `wmbench report` that says which it gave
+// and who disagrees (`check` names each file as a problem; compare and history refuse the folder).
+std::optional<std::string> device_disagreement(const Report& r);
 
 // "HIGH 0.8, LOW 0.8" / "default" / "HIGH 0.8, LOW unset (1.4)" / "PYTORCH_CUDA_ALLOC_CONF=..." for a cell's env.
 std::string describe_env(const std::map<std::string, std::string>& env);

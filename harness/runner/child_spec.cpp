@@ -37,18 +37,25 @@ std::vector<std::string> fill_flags(const Scenario& sc, const ResolvedSizes& siz
   return f;
 }
 
-std::unique_ptr<FillChild> choose_fill_child(const ChildChoice& c) {
+std::string chosen_child_kind(const ChildChoice& c) {
   if (!c.command.empty()) {
     if (!c.python.empty() || !c.fill_path.empty())
       throw RunRefused("--command runs your own command as the child; --fill and --python choose a fill child: give one");
-    return command_fill_child(c.command);
+    return "command";
   }
   if (!c.python.empty() && !c.fill_path.empty())
     throw RunRefused("give --fill (the native child) or --python (the Python child), not both");
-  if (c.python.empty()) return native_fill_child(c.fill_path);
+  if (c.python.empty()) return "native";
   if (c.device == "mps-model")
     throw RunRefused("--python: device mps-model is the C++ child's model of the MPS allocator (wmbench-fill); "
                      "the Python child runs mps, cuda and cpu. Run mps-model without --python, or give another --device.");
+  return "python";
+}
+
+std::unique_ptr<FillChild> choose_fill_child(const ChildChoice& c) {
+  const std::string kind = chosen_child_kind(c);
+  if (kind == "command") return command_fill_child(c.command);
+  if (kind == "native") return native_fill_child(c.fill_path);
   return python_fill_child(c.python, c.device);
 }
 
@@ -69,14 +76,19 @@ void apply_python_child_default(RunnerOptions& o) {
   if (!note.empty()) o.notes.push_back(note);
 }
 
-std::unique_ptr<FillChild> choose_fill_child(const RunnerOptions& opts) {
+namespace {
+ChildChoice choice_of(const RunnerOptions& opts) {
   ChildChoice c{opts.fill_path, opts.python, opts.scenario.device, {}};
   if (opts.scenario.program == "command") {
     c.command = opts.scenario.command;
     if (c.command.empty()) throw RunRefused("program \"command\" without a command: give \"command\": [argv...] or -- CMD ARGS");
   }
-  return choose_fill_child(c);
+  return c;
 }
+}  // namespace
+
+std::unique_ptr<FillChild> choose_fill_child(const RunnerOptions& opts) { return choose_fill_child(choice_of(opts)); }
+std::string chosen_child_kind(const RunnerOptions& opts) { return chosen_child_kind(choice_of(opts)); }
 
 std::optional<nlohmann::json> FillChild::known_hello(const std::string& device) const {
   const auto it = hellos_.find(device);

@@ -75,6 +75,12 @@ struct ChildChoice {
 };
 std::unique_ptr<FillChild> choose_fill_child(const ChildChoice& choice);
 std::unique_ptr<FillChild> choose_fill_child(const RunnerOptions& opts);
+// The kind of child choose_fill_child would start (FillChild::describe()'s "kind": "native",
+// "python" or "command") after the checks of the options it makes, which start nothing (RunRefused
+// as there): `run` refuses what needs no child before it starts one for its hello (a libtorch or
+// a torch import).
+std::string chosen_child_kind(const ChildChoice& choice);
+std::string chosen_child_kind(const RunnerOptions& opts);
 
 // The default for --python: WMBENCH_PYTHON_CHILD=PYTHON (not empty), when neither --fill nor
 // --python is given and the device is not mps-model (which stays with the native child). Sets

@@ -142,12 +142,12 @@ nlohmann::json previous_machine(const RunnerOptions& opts, const Folder& f) {
 
 // --resume: a folder is one kind of child (a comparison of children is two folders). The
 // interpreter recorded there is named, never run: it comes from a file.
-void refuse_other_child(const nlohmann::json& previous, const FillChild& child, const std::string& dir) {
+void refuse_other_child(const nlohmann::json& previous, const std::string& now, const std::string& dir) {
   const auto c = previous.find("child");
   if (c == previous.end() || !c->is_object()) return;  // made before "child": the native child, or unreadable
   const auto kind = c->find("kind");
   if (kind == c->end() || !kind->is_string()) return;
-  const std::string was = kind->get<std::string>(), now = child.describe().value("kind", "");
+  const std::string was = kind->get<std::string>();
   if (was == now) return;
   std::string how = "without --python";
   if (was == "python") {
@@ -191,17 +191,19 @@ Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe
   const MachineFacts facts = machine_facts();
   Prepared p;
   const bool resume = !opts.resume_dir.empty();
+  // What the options say of the child first (conflicting options are usage errors), then every
+  // refusal that needs no child, then the child: choosing it starts it for its hello (a libtorch
+  // start or a torch import), which none of those refusals needs.
+  const std::string child_kind = chosen_child_kind(opts);
+  nlohmann::json previous = resume ? previous_machine(opts, held->folder) : nlohmann::json::object();
+  refuse_other_child(previous, child_kind, opts.resume_dir);
   RunMemory mem = memory_for_runs(opts, facts);
   p.model = mem.model;
   p.sizes = sizes_for_runs(opts.scenario, mem.ram_for_sizes);
   refuse_unsafe_fill(opts, p.sizes, probe);
   p.guard = guard_for_runs(opts.scenario, p.sizes);
   if (resume) check_resume_matches(opts, *held, p.sizes);
-  // The child last: choosing it starts it for its hello (a libtorch start), which a refusal above
-  // never needs.
   p.child = choose_fill_child(opts);
-  nlohmann::json previous = resume ? previous_machine(opts, held->folder) : nlohmann::json::object();
-  refuse_other_child(previous, *p.child, opts.resume_dir);
   p.held = resume ? std::move(held) : new_result_folder(opts);
   p.dir = p.held->folder.path();
   const Folder& f = p.held->folder;

@@ -17,8 +17,10 @@
 namespace wmb {
 namespace {
 
-// A kernel file, or "" when it cannot be read (kernel_file.h).
-std::string slurp(const std::string& path) { return read_kernel_file(path).value_or(""); }
+// A kernel file, or "" when it cannot be read (kernel_file.h). Up to 64 MiB: /proc/self/mounts of a
+// host with thousands of mounts, or the cgroup.procs of a job that forked as many pids as Linux
+// allows (pid_max 4194304: 8 bytes each, 32 MiB), is read whole, never taken for an empty file.
+std::string slurp(const std::string& path) { return read_kernel_file(path, size_t{64} << 20).value_or(""); }
 
 bool write_text(const std::string& path, const std::string& text, std::string* err = nullptr) {
   FILE* f = std::fopen(path.c_str(), "w");

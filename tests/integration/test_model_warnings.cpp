@@ -5,6 +5,7 @@
 // setLowWatermarkRatio), so a warning must quote exactly the error the child gives, and a setting
 // the child runs must not be warned about as refused.
 #include <algorithm>
+#include <cstdlib>
 #include <future>
 #include <map>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "proc_util.h"
+#include "mpsmodel/heap_allocator.h"
 #include "mpsmodel/watermark.h"
 #include "scenario/scenario.h"
 
@@ -63,19 +65,35 @@ std::optional<std::string> quoted_refusal(const std::vector<std::string>& warnin
   return std::nullopt;
 }
 
-// What the model child computes from its environment (read_watermark_config_from_process, the
-// getenv + strtod reading of harness/fill/device_mps_model.cpp), here in this process with the
-// variables set or unset as a child would have them: "" when it would run.
+// What the model child does with its environment, here in this process with the variables set or
+// unset as a child would have them: harness/fill/device_mps_model.cpp builds the model from
+// read_watermark_config_from_process() (getenv + strtod) and allocates its first step, which checks
+// the configuration as PyTorch's first allocation does. The error text, "" when the step is taken;
+// "usage: ..." where the child would exit 2. The variables are as they were afterwards.
 std::string child_side_in_process(const std::optional<std::string>& high, const std::optional<std::string>& low) {
   const std::pair<const char*, const std::optional<std::string>*> vars[] = {
       {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", &high}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", &low}};
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved;
   for (const auto& [name, value] : vars) {
+    const char* was = std::getenv(name);
+    saved.emplace_back(name, was ? std::optional<std::string>(was) : std::nullopt);
     if (*value) ::setenv(name, (*value)->c_str(), 1);
     else ::unsetenv(name);
   }
-  const auto error = wmb::mpsmodel::validate(wmb::mpsmodel::read_watermark_config_from_process());
-  for (const auto& [name, value] : vars) ::unsetenv(name);
-  return error.value_or("");
+  std::string error;
+  try {
+    wmb::mpsmodel::MpsAllocatorModel model(wmb::mpsmodel::read_watermark_config_from_process(), 1ull << 30);
+    model.allocate(4ull << 20);
+  } catch (const wmb::mpsmodel::ModelError& e) {
+    error = e.what();
+  } catch (const std::invalid_argument& e) {
+    error = std::string("usage: ") + e.what();
+  }
+  for (const auto& [name, was] : saved) {
+    if (was) ::setenv(name, was->c_str(), 1);
+    else ::unsetenv(name);
+  }
+  return error;
 }
 
 }  // namespace

@@ -193,6 +193,16 @@ TEST(CompareChildren, TheCpuMatrixWithBothChildrenIsEqual) {
   EXPECT_EQ(resume.status, 2) << resume.out << resume.err;
   EXPECT_NE(resume.err.find(std::string("resume it with --python ") + WMBENCH_TORCH_PYTHON), std::string::npos)
       << resume.err;
+  // Refused before any child is started for its hello: a stand-in for wmbench-fill notes each start.
+  const std::string starts = t + "/fill-starts", noting = t + "/fill-that-notes";
+  {
+    std::ofstream(noting) << "#!/bin/sh\necho started >> '" << starts << "'\nexit 1\n";
+  }
+  ::chmod(noting.c_str(), 0755);
+  auto refused = run({WMBENCH_BIN, "run", "--resume", db, "--no-plots", "--fill", noting}, opts());
+  EXPECT_EQ(refused.status, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("a folder holds one kind of child"), std::string::npos) << refused.err;
+  EXPECT_FALSE(file_exists(starts)) << "a child was started for a resume that was refused";
 
   auto c = run({WMBENCH_BIN, "compare", da, db}, opts());
   EXPECT_EQ(c.status, 0) << c.out << c.err;

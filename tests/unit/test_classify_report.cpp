@@ -221,12 +221,7 @@ TEST(Report, SaysWhichDeviceItBelievedWhenTheFilesDisagree) {
     r.stopped_by = "finished";
     write_json_atomic(d + "/runs/" + r.file_stem() + ".json", to_json(r));
   }
-  auto device_notes = [&] {
-    std::string out;
-    for (const auto& n : load_report(d).notes)
-      if (n.find("device") != std::string::npos) out += n + "\n";
-    return out;
-  };
+  auto device_notes = [&] { return device_disagreement(load_report(d)).value_or(""); };
   EXPECT_EQ(device_notes(), "") << "files that agree need no note";
   // A run file and scenario.json edited to another device.
   auto run = read_json_file(d + "/runs/02-b.json");
@@ -237,7 +232,7 @@ TEST(Report, SaysWhichDeviceItBelievedWhenTheFilesDisagree) {
   EXPECT_EQ(device_notes(), d + ": its files disagree on the device: summary.json and table.md give machine.json's "
                                 "\"cpu\", but scenario.json says \"cuda\" and 1 run file says \"mps\" (runs/02-b.json); "
                                 "compare and history refuse the folder until its files agree (`wmbench check` names "
-                                "each file)\n");
+                                "each file)");
   write_report(load_report(d));
   EXPECT_EQ(read_json_file(d + "/summary.json")["device"], "cpu");
 }
