@@ -125,7 +125,8 @@ held = [torch.empty(64 << 20, dtype=torch.uint8) for _ in range(64)]
 TEST(CommandChild, AJobThatIgnoresSigtermIsKilledAfterTheGraceAndSaysSo) {
   Tmp t;
   const auto job = script(t.path, "stubborn.sh", "#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 0.1; done\n");
-  auto run = run_job(t, {job}, nullptr, R"("timeout": "1s", "guard": {"grace": "1s"}, )");
+  // 2 s: time for sh to set its trap before the timeout's SIGTERM, however loaded the machine.
+  auto run = run_job(t, {job}, nullptr, R"("timeout": "2s", "guard": {"grace": "1s"}, )");
   EXPECT_EQ(run["stopped_by"], "timeout") << run.dump(2);
   EXPECT_TRUE(has(run["detail"].get<std::string>(), "SIGKILL was needed")) << run["detail"];
   EXPECT_TRUE(any_warning(run, "ignored SIGTERM")) << run.dump(2);

@@ -62,7 +62,7 @@ TEST(Guard, NoRoomToStartExits4) {
 
 TEST(Guard, WritesAMeterCompatibleTrace) {
   const std::string t = tmpdir();
-  auto r = run({kBin, "guard", "--trace", t + "/g.jsonl", "--interval", "100ms", "--", find_on_path("sleep"), "0.6"});
+  auto r = run({kBin, "guard", "--trace", t + "/g.jsonl", "--interval", "100ms", "--", find_on_path("sleep"), "1.5"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto lines = read_jsonl(t + "/g.jsonl");
   ASSERT_GE(lines.size(), 4u);

@@ -231,7 +231,11 @@ TEST(HostileGuard, ASetsidDaemonIsStoppedAsRootAndNamedWithout) {
   const std::string t = tmpdir();
   const std::string pidfile = t + "/daemon.pid";
   const std::vector<std::string> cmd = {kBin, "guard", "--grace", "1s", "--", "sh", "-c",
-                                        "setsid sh -c 'echo $$ > " + pidfile + "; exec sleep 300' & sleep 0.5; exit 0"};
+                                        "setsid sh -c 'echo $$ > " + pidfile + "; exec sleep 300' & "
+                                        // the leader ends once the daemon is `sleep` (at most 10 s)
+                                        "i=0; while [ $i -lt 200 ]; do p=$(cat " + pidfile + " 2>/dev/null); "
+                                        "[ -n \"$p\" ] && [ \"$(cat /proc/$p/comm 2>/dev/null)\" = sleep ] && break; "
+                                        "i=$((i+1)); sleep 0.05; done; exit 0"};
   // Without a cgroup (no root, or WMBENCH_GUARD_NO_CGROUP=1): named with its pid, and stopped
   // (issue 22 E: a run ends with no process of its cell left).
   RunOpts no_cg;

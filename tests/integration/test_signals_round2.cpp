@@ -617,8 +617,10 @@ TEST(SignalsRound2, TheTimeoutCountsTheTimeTheRunRanNotTheTimeItWasStopped) {
 #ifndef __linux__
   GTEST_SKIP() << "reads /proc/PID/stat";
 #endif
-  // A 1.5 s job under a 4 s timeout, held stopped by Ctrl-Z for 5 s: it ran well inside the
-  // timeout, so it finishes; counted by the wall clock it would have been a `timeout`.
+  // A job of one `sleep 3` under a 4 s timeout, held stopped by Ctrl-Z for 5 s: it ran well inside
+  // the timeout (its sleep's 3 s pass while it is stopped too, so it ends at once on SIGCONT), so it
+  // finishes; counted by the wall clock (over 5 s) it would have been a `timeout`. 3 s, so that the
+  // Ctrl-Z lands while it runs however late a loaded machine wakes this test.
   Tmp t;
   const std::string started = t.path + "/started";
   const std::string sc = scenario(t.path, "short", R"({"name": "short", "device": "cpu", "timeout": "4s",
@@ -628,7 +630,7 @@ TEST(SignalsRound2, TheTimeoutCountsTheTimeTheRunRanNotTheTimeItWasStopped) {
   const Result r = run_with_ctrl_z(
       [&](const RunOpts& o) {
         return wmbench({"run", sc, "--command", "--no-plots", "--out", t.path + "/out", "--", "/bin/sh", "-c",
-                        "echo $$ > '" + started + "'; sleep 1.5; echo done"},
+                        "echo $$ > '" + started + "'; sleep 3; echo done"},
                        o);
       },
       job_started(started), seen, 5);
