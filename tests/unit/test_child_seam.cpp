@@ -198,6 +198,22 @@ TEST(ChildSeam, WmbenchPythonChildIsTheDefaultForPythonExceptForTheModel) {
   ::unsetenv(kPythonChildEnv);
 }
 
+// chosen_child_kind says, without starting anything, the kind that choose_fill_child's child
+// describes itself as (prepare() compares it with a resumed folder's before any child starts).
+TEST(ChildSeam, TheChosenKindIsTheKindTheChildDescribes) {
+  const std::string fill = script(tmpdir(), "wmbench-fill",
+                                  R"(echo '{"type":"hello","pid":1,"torch_version":"1.13.1","device":"cpu"}')");
+  const ChildChoice native{fill, "", "cpu", {}}, command{"", "", "cpu", {"/bin/true"}};
+  for (const ChildChoice& c : {native, command})
+    EXPECT_EQ(chosen_child_kind(c), choose_fill_child(c)->describe().value("kind", "?"));
+  // The Python child's own kind, "python", is checked where a run records it (CompareChildren):
+  // making one here would import torch.
+  EXPECT_EQ(chosen_child_kind(ChildChoice{"", "/usr/bin/python3", "cpu", {}}), "python");
+  // The options' conflicts are refused by both, alike, and nothing is started for them.
+  const ChildChoice both{fill, "/nonexistent/python3", "cpu", {}};
+  EXPECT_EQ(refusal([&] { chosen_child_kind(both); }), refusal([&] { choose_fill_child(both); }));
+}
+
 TEST(ChildSeam, FillAndPythonTogetherAreRefused) {
   RunnerOptions o;
   o.fill_path = "/bin/true";
