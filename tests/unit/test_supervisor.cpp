@@ -72,7 +72,10 @@ TEST(Supervisor, ABudgetCrossingStopsTheChildAndTheTraceSaysSo) {
   EXPECT_EQ(r.stopper, Stopper::Guard);
   EXPECT_NE(r.reason.find("budget 1024.00 MiB"), std::string::npos) << r.reason;  // PyTorch's <= boundaries
   EXPECT_GE(r.duration, 0.3);
-  EXPECT_LT(r.duration, 0.3 + 0.05 + 1.0) << "decided within a check interval, gone soon after";
+  // Stopped at the crossing, not at the child's own end (30 s): 3 s of margin for a machine that
+  // runs the sanitizer build beside other tests (that one check past the crossing decides is
+  // GuardPolicy's, tested with a fake probe and clock in test_guard_policy.cpp).
+  EXPECT_LT(r.duration, 0.3 + 3.0) << "decided soon after the crossing and the child gone";
   EXPECT_EQ(r.swap_after, 3ull << 30);
   const std::string text = read_file(trace_path);
   EXPECT_NE(text.find("\"kind\":\"stop\""), std::string::npos) << text;
