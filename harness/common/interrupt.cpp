@@ -54,7 +54,8 @@ void signal_child_group(int sig) {
 
 // `sig` to every process in the watched child's cgroup but wmbench itself: those that left the
 // child's process group (setsid: a daemon the job started) are there too. Async-signal-safe: open,
-// read, kill, close (the kernel writes cgroup.procs: one decimal pid a line).
+// read, kill, close (the kernel writes cgroup.procs: one decimal pid a line); not
+// read_cgroup_procs (sandbox.h), which allocates.
 void signal_child_cgroup(int sig) {
   const int at = g_procs_at.load();
   if (at < 0) return;

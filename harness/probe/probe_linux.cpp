@@ -2,8 +2,6 @@
 // /proc/PID/status (VmRSS + VmSwap of the child) and, for a child in a sandbox cgroup, the
 // cgroup's own usage and swap (v2: memory.current / memory.swap.current; v1: memory.usage_in_bytes
 // and "swap" in memory.stat, or memory.memsw.usage_in_bytes - memory.usage_in_bytes).
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>

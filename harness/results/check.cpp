@@ -174,9 +174,7 @@ void check_summary(Ctx& c, const Report& rep) {
     c.problem("summary.json", "its \"machine\" differs from machine.json (rebuild it with `wmbench report DIR`)");
   // The device decides what the folder is compared with (a history series): compare and history
   // refuse a folder whose files disagree on it (compare/folder_device.h).
-  const std::string mdev = rep.machine.is_object() && rep.machine.contains("device") && rep.machine["device"].is_string()
-                               ? rep.machine["device"].get<std::string>()
-                               : "";
+  const std::string mdev = device_in(rep.machine);
   const std::string refused = "; compare and history refuse the folder until its files agree";
   if (!s.device.empty() && !mdev.empty() && s.device != mdev) {
     c.problem("summary.json", fmt::format("device \"{}\" but machine.json says \"{}\"{} (`wmbench report DIR` rebuilds "
@@ -359,17 +357,16 @@ CheckResult check_result_folder(const std::string& dir) {
       if (cell.is_object() && cell.contains("label") && cell["label"].is_string())
         planned_env[cell["label"].get<std::string>()] =
             cell.contains("env") && cell["env"].is_object() ? cell["env"] : nlohmann::json::object();
+  const std::string machine_device = device_in(rep.machine);
   if (rep.scenario.is_object() && rep.scenario.contains("device") && rep.scenario["device"].is_string()) {
-    const std::string sdev = rep.scenario["device"].get<std::string>();
-    const std::string mdev = rep.machine.is_object() ? rep.machine.value("device", "") : "";
-    if (!mdev.empty() && sdev != mdev)
+    const std::string sdev = device_in(rep.scenario);
+    if (!machine_device.empty() && sdev != machine_device)
       c.problem("scenario.json", fmt::format("device \"{}\" but machine.json says \"{}\"; compare and history refuse the "
                                              "folder until its files agree",
-                                             escape_controls_line(sdev), mdev));
+                                             escape_controls_line(sdev), machine_device));
   }
   std::map<std::pair<std::string, int>, std::string> cell_of;
   std::map<int, std::string> index_of;
-  const std::string machine_device = rep.machine.is_object() ? rep.machine.value("device", "") : "";
   for (const auto& r : rep.runs) {
     const std::string rel = "runs/" + r.file_stem() + ".json";
     if (!f->exists(rel))

@@ -166,14 +166,12 @@ void write_report(const Report& r) {
   if (!refused.empty()) throw FileError(refused);
 }
 
-namespace {
-std::string device_of(const nlohmann::json& j) {
+std::string device_in(const nlohmann::json& j) {
   return j.is_object() && j.contains("device") && j["device"].is_string() ? j["device"].get<std::string>() : "";
 }
-}  // namespace
 
 std::optional<std::string> device_disagreement(const Report& r) {
-  const std::string mdev = device_of(r.machine), sdev = device_of(r.scenario);
+  const std::string mdev = device_in(r.machine), sdev = device_in(r.scenario);
   const std::string believed = mdev.empty() ? sdev : mdev;
   if (believed.empty()) return std::nullopt;
   std::vector<std::string> others;

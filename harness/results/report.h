@@ -59,6 +59,9 @@ Report load_report(const std::string& dir, const std::string& why_missing = "not
 // Writes every exporter's file atomically into r.dir (never through a link).
 void write_report(const Report& r);
 
+// The "device" a folder file's JSON names (machine.json, scenario.json), "" when it names none.
+std::string device_in(const nlohmann::json& j);
+
 // When scenario.json or run files name another device than the one summary.json and table.md give
 // (machine.json's, else scenario.json's): a sentence for `wmbench report` that says which it gave
 // and who disagrees (`check` names each file as a problem; compare and history refuse the folder).

@@ -194,11 +194,8 @@ TEST(CompareChildren, TheCpuMatrixWithBothChildrenIsEqual) {
   EXPECT_NE(resume.err.find(std::string("resume it with --python ") + WMBENCH_TORCH_PYTHON), std::string::npos)
       << resume.err;
   // Refused before any child is started for its hello: a stand-in for wmbench-fill notes each start.
-  const std::string starts = t + "/fill-starts", noting = t + "/fill-that-notes";
-  {
-    std::ofstream(noting) << "#!/bin/sh\necho started >> '" << starts << "'\nexit 1\n";
-  }
-  ::chmod(noting.c_str(), 0755);
+  const std::string starts = t + "/fill-starts";
+  const std::string noting = script(t, "fill-that-notes", "#!/bin/sh\necho started >> '" + starts + "'\nexit 1\n");
   auto refused = run({WMBENCH_BIN, "run", "--resume", db, "--no-plots", "--fill", noting}, opts());
   EXPECT_EQ(refused.status, 2) << refused.out << refused.err;
   EXPECT_NE(refused.err.find("a folder holds one kind of child"), std::string::npos) << refused.err;
