@@ -54,9 +54,10 @@ std::optional<std::string> check_base_url(const std::string& url) {
     if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\'' || c == '<' || c == '>' || c == '\\' || c == '?' || c == '#' ||
         c == '`')
       return std::nullopt;
+  const size_t host = url.find("://") + 3;
+  if (host >= url.size() || url[host] == '/') return std::nullopt;  // no host
   std::string u = url;
-  while (!u.empty() && u.back() == '/') u.pop_back();
-  if (u.find("//") + 2 >= u.size()) return std::nullopt;  // no host
+  while (u.size() > host && u.back() == '/') u.pop_back();
   return u;
 }
 
