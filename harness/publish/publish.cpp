@@ -1,5 +1,8 @@
 #include "publish/publish.h"
 
+#include <filesystem>
+#include <map>
+
 #include <fmt/format.h>
 
 #include "common/files.h"
@@ -11,6 +14,8 @@
 #include "runner/python_isolated.h"
 
 namespace wmb::publish {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -82,6 +87,20 @@ int run_publish(const PublishOptions& opts, std::ostream& out, std::ostream& err
   if (site.folders.empty()) {
     err << "wmbench publish: no result folder that wmbench check accepts among the arguments; nothing written\n";
     return 2;
+  }
+  // The site is never written into a result folder it publishes (that folder would then hold
+  // files `check` does not know, and the next publish would copy pages of pages).
+  std::error_code ec;
+  const fs::path out_canon = fs::weakly_canonical(fs::absolute(opts.out, ec), ec);
+  for (const auto& f : site.folders) {
+    std::error_code ec2;
+    const fs::path dir = fs::weakly_canonical(fs::absolute(f.path, ec2), ec2);
+    const auto rel = out_canon.lexically_relative(dir);
+    if (!ec && !ec2 && !rel.empty() && *rel.begin() != "..") {
+      err << fmt::format("wmbench publish: --out {} is inside the result folder {}; give the site a folder of its own\n",
+                         opts.out, f.path);
+      return 2;
+    }
   }
   try {
     SiteWriter w(opts.out);

@@ -169,6 +169,10 @@ TEST(Publish, RerunRewritesOnlyWhatChanged) {
   r = wmbt::wmbench({"publish", t.path + "/none", "--out", t.path + "/site2"});
   EXPECT_EQ(r.status, 2);
   EXPECT_FALSE(fs::exists(t.path + "/site2"));
+  r = wmbt::wmbench({"publish", parent, "--out", parent + "/a/site", "--no-charts"});  // into a folder it publishes
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "is inside the result folder")) << r.err;
+  EXPECT_FALSE(fs::exists(parent + "/a/site"));
   r = wmbt::wmbench({"publish", parent, "--out", t.path + "/site3", "--base-url", "javascript:alert(1)"});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "--base-url"));
