@@ -24,6 +24,9 @@ class SiteWriter {
   // common/safe_open.h check_parent_links) and reads its manifest, if any (a malformed one is
   // ignored: everything is then compared by content). Throws FileError.
   explicit SiteWriter(const std::string& out);
+  ~SiteWriter() { remove_scratch(); }  // also when a write was refused half-way
+  SiteWriter(const SiteWriter&) = delete;
+  SiteWriter& operator=(const SiteWriter&) = delete;
 
   const std::string& out() const { return folder_.path(); }
   const Folder& folder() const { return folder_; }
