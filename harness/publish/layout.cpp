@@ -36,6 +36,7 @@ th, td { border: 1px solid var(--line); padding: .3rem .5rem; text-align: left; 
   overflow-wrap: break-word; }
 th { background: var(--card); }
 td.num { text-align: right; white-space: nowrap; }
+td.nowrap { white-space: nowrap; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .88em; }
 pre { background: var(--card); padding: .6rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
 .muted { color: var(--muted); }

@@ -34,7 +34,7 @@ std::string folder_row(const PublishedFolder& f, const std::vector<ScenarioView>
   std::string tune = "<span class=\"muted\">-</span>";
   if (f.is_tune()) tune = fmt::format("<span class=\"answer\">{}</span>", html_escape(tune_answer(f)));
   return fmt::format(
-      "<tr><td><a href=\"folders/{}/index.html\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+      "<tr><td><a href=\"folders/{}/index.html\">{}</a></td><td class=\"nowrap\">{}</td><td>{}</td><td>{}</td><td>{}</td>"
       "<td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
       html_escape(f.slug), html_escape(f.name), html_escape(f.info.side.date), scen, html_escape(f.info.side.device),
       html_escape(f.info.child), f.info.side.runs, glance(f), tune);
