@@ -51,7 +51,9 @@ bool ChartMaker::draw(const std::string& script, std::vector<std::string> args, 
   if (scratch_.empty()) scratch_ = w_.make_scratch();
   const std::string rel_dir = fmt::format("{}/{}", scratch_, ++next_);
   const std::string abs_dir = absolute_for_child(w_.out() + "/" + rel_dir);
-  std::vector<std::string> argv = {path, "--out", abs_dir, "--svg-only"};  // the pages show the SVG only
+  // -B: no __pycache__ beside plots/*.py (publish writes nothing outside --out); --svg-only: the
+  // pages show the SVG only.
+  std::vector<std::string> argv = {"-B", path, "--out", abs_dir, "--svg-only"};
   for (auto& a : args) argv.push_back(std::move(a));
   const CommandOutput r = run_short_command(isolated_python_argv(python_, argv), kChartTimeout, "",
                                             isolated_python_env(current_environment()), kPythonCwd);
