@@ -519,6 +519,21 @@ def _write_nofollow(fig, dir_fd, name, ext, kwargs):
         raise
 
 
+# What save() writes: both by default; "--svg-only" (add_format_option) is for `wmbench publish`,
+# whose pages show the SVG only (half the drawing time of a site).
+FORMATS = ("svg", "png")
+
+
+def add_format_option(parser):
+    """--svg-only on a script's parser; apply_format_option(args) after parsing."""
+    parser.add_argument("--svg-only", action="store_true", help="write only the .svg (no .png)")
+
+
+def apply_format_option(args):
+    global FORMATS
+    FORMATS = ("svg",) if getattr(args, "svg_only", False) else ("svg", "png")
+
+
 def save(fig, folder, name, out_dir=None):
     """Write <folder>/plots/<name>.svg and .png (or into out_dir); print and return the paths.
     Nothing is written through a symbolic link: plots/ (or out_dir's last component) must be a
@@ -536,6 +551,8 @@ def save(fig, folder, name, out_dir=None):
     paths = []
     try:
         for ext, kwargs in (("svg", {"metadata": {"Date": None}}), ("png", {"dpi": 150})):
+            if ext not in FORMATS:
+                continue
             fname = "%s.%s" % (name, ext)
             _write_nofollow(fig, dfd, fname, ext, kwargs)
             p = os.path.join(target, fname)

@@ -259,7 +259,9 @@ def main(argv):
     p.add_argument("--by", choices=("date", "torch", "machine"), default="date",
                    help="order of each series (default: date)")
     p.add_argument("--scenario", help="draw only this scenario (the other folders are named and skipped)")
+    C.add_format_option(p)
     args = p.parse_args(argv)
+    C.apply_format_option(args)
     groups, keys = {}, []
     for d in args.dirs:
         res = C.load_results(d)

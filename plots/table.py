@@ -202,7 +202,9 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dir", help="a wmbench result folder")
     p.add_argument("--out", help="write the charts here instead of DIR/plots")
+    C.add_format_option(p)
     args = p.parse_args(argv)
+    C.apply_format_option(args)
     res = C.load_results(args.dir, with_traces=False)
     draw(res, args.out)
     return 0

@@ -102,7 +102,9 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dir", help="a wmbench tune folder (with tune.json)")
     p.add_argument("--out", help="write the charts here instead of DIR/plots")
+    C.add_format_option(p)
     args = p.parse_args(argv)
+    C.apply_format_option(args)
     draw(args.dir, load_tune(args.dir), args.out)
     return 0
 

@@ -11,7 +11,7 @@
 # Runs under macOS's /bin/bash 3.2: no bash-4 features, no empty "${a[@]}" under set -u.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/setup.sh"
+WMBENCH_SETUP_BROWSER=1 bash "$root/scripts/setup.sh"  # also chromium, for the browser test of `wmbench publish`
 build="${WMBENCH_BUILD_DIR:-$root/build}"
 extra=()
 if [[ "${WMBENCH_SANITIZE:-0}" == 1 ]]; then

@@ -115,26 +115,6 @@ std::string setup_of(const json& scenario, const json& m) {
   return out;
 }
 
-FolderInfo folder_info(const Input& in) {
-  FolderInfo f;
-  f.side = compare::side_info(in.folder);
-  const json m = machine_of(in.folder);
-  f.started_utc = text_of(m, "started_utc");
-  f.child = child_of(m, in.folder.path + "/machine.json");
-  const json model = m.value("model", json());
-  const auto mac_ram = size_of(model, "mac_ram_bytes");
-  if (mac_ram) {
-    f.machine = fmt::format("MODEL of a {} Mac on {}", gib_short(*mac_ram), f.side.chip);
-    f.ram_bytes = mac_ram;
-  } else {
-    f.machine = f.side.chip;
-    f.ram_bytes = size_of(m, "ram_bytes");
-  }
-  f.os = os_of(m);
-  f.recommended_max = size_of(m, "recommended_max_bytes");
-  f.setup = setup_of(in.scenario, m);
-  return f;
-}
 
 // "2.11.0+cu130" -> {2, 11, 0}, release; "2.12.0.dev20261201" -> {2, 12, 0}, pre-release.
 struct VersionKey {
@@ -245,6 +225,27 @@ Series build_series(std::vector<std::pair<FolderInfo, const Input*>> members, Or
 }
 
 }  // namespace
+
+FolderInfo folder_info(const Input& in) {
+  FolderInfo f;
+  f.side = compare::side_info(in.folder);
+  const json m = machine_of(in.folder);
+  f.started_utc = text_of(m, "started_utc");
+  f.child = child_of(m, in.folder.path + "/machine.json");
+  const json model = m.value("model", json());
+  const auto mac_ram = size_of(model, "mac_ram_bytes");
+  if (mac_ram) {
+    f.machine = fmt::format("MODEL of a {} Mac on {}", gib_short(*mac_ram), f.side.chip);
+    f.ram_bytes = mac_ram;
+  } else {
+    f.machine = f.side.chip;
+    f.ram_bytes = size_of(m, "ram_bytes");
+  }
+  f.os = os_of(m);
+  f.recommended_max = size_of(m, "recommended_max_bytes");
+  f.setup = setup_of(in.scenario, m);
+  return f;
+}
 
 Input load_input(const std::string& dir) {
   Input in;

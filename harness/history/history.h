@@ -98,6 +98,10 @@ struct Input {
 // HistoryError naming the folder.
 Input load_input(const std::string& dir);
 
+// The facts of one folder as history shows them (also `wmbench publish`'s index). Throws
+// HistoryError for a machine.json "child" of the wrong shape.
+FolderInfo folder_info(const Input& in);
+
 // Groups, orders and compares. Throws HistoryError for a tolerance that is not finite and >= 0.
 History build_history(const std::vector<Input>& inputs, Order order, double tolerance_pct,
                       const std::string& only_scenario = "");

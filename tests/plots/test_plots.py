@@ -157,6 +157,14 @@ class TableTest(PlotTestCase):
         self.assert_charts(self.run_script("table.py", self.folder(BASE), "--out", out), out,
                            "table", [BASE_TITLE])
 
+    def test_svg_only(self):
+        # `wmbench publish` draws only the SVG its pages show.
+        out = os.path.join(self.tmp, "table-svg-only")
+        proc = self.run_script("table.py", self.folder(BASE), "--out", out, "--svg-only")
+        self.assert_ok(proc)
+        self.assertEqual(sorted(os.listdir(out)), ["table.svg"])
+        self.assertIn(BASE_TITLE, svg_text(os.path.join(out, "table.svg")))
+
 
 class TracesTest(PlotTestCase):
     def test_base(self):

@@ -1,0 +1,157 @@
+#include "publish/publish.h"
+
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common/files.h"
+#include "publish/html.h"
+#include "publish/pages.h"
+#include "publish/site_charts.h"
+#include "publish/site_model.h"
+#include "publish/site_writer.h"
+#include "runner/python_isolated.h"
+
+namespace wmb::publish {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Copies a folder's raw files into folders/<slug>/raw/; returns the hash of what they hold (the
+// inputs of the folder's charts).
+std::string copy_raw_files(const PublishedFolder& f, SiteWriter& w) {
+  Folder src(f.path);
+  std::string all;
+  for (const auto& rel : f.raw_files) {
+    const std::string content = src.read(rel);
+    w.put("folders/" + f.slug + "/raw/" + rel, content);
+    all += rel + "\n" + content_hash(content) + "\n";
+  }
+  return content_hash(all);
+}
+
+std::vector<Chart> folder_charts(const PublishedFolder& f, const std::string& inputs, ChartMaker& charts) {
+  std::vector<Chart> out;
+  struct Spec {
+    const char* script;
+    const char* stem;
+    const char* title;
+  };
+  std::vector<Spec> specs = {{"table.py", "table", "Who stopped each setting, and the memory it held"},
+                             {"traces.py", "traces", "Footprint and swap over each run"}};
+  if (f.is_tune()) specs.push_back({"tune.py", "tune", "The tune search, probe by probe"});
+  for (const auto& s : specs) {
+    const std::string rel = fmt::format("folders/{}/{}.svg", f.slug, s.stem);
+    if (charts.draw(s.script, {absolute_for_child(f.path)}, s.stem, rel, inputs))
+      out.push_back({std::string(s.stem) + ".svg", s.title});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> check_base_url(const std::string& url) {
+  const bool scheme = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
+  if (!scheme || url.size() > 2000) return std::nullopt;
+  for (unsigned char c : url)
+    if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\'' || c == '<' || c == '>' || c == '\\' || c == '?' || c == '#' ||
+        c == '`')
+      return std::nullopt;
+  const size_t host = url.find("://") + 3;
+  if (host >= url.size() || url[host] == '/') return std::nullopt;  // no host
+  std::string u = url;
+  while (u.size() > host && u.back() == '/') u.pop_back();
+  return u;
+}
+
+int run_publish(const PublishOptions& opts, std::ostream& out, std::ostream& err) {
+  PageContext ctx;
+  if (!opts.base_url.empty()) {
+    const auto u = check_base_url(opts.base_url);
+    if (!u) {
+      err << fmt::format("wmbench publish: --base-url \"{}\": expected an http:// or https:// URL without spaces, "
+                         "quotes, '<', '>', '?' or '#', e.g. https://example.github.io/wmbench\n",
+                         opts.base_url);
+      return 2;
+    }
+    ctx.base_url = *u;
+  }
+  if (opts.dirs.empty()) {
+    err << "wmbench publish: give result folders or folders of them, e.g. wmbench publish results/ --out site\n";
+    return 2;
+  }
+  const Site site = collect_site(opts.dirs);
+  for (const auto& s : site.skipped) err << "wmbench publish: skipped " << s.path << ": " << s.why << "\n";
+  if (site.folders.empty()) {
+    err << "wmbench publish: no result folder that wmbench check accepts among the arguments; nothing written\n";
+    return 2;
+  }
+  // The site is never written into a result folder it publishes (that folder would then hold
+  // files `check` does not know, and the next publish would copy pages of pages).
+  std::error_code ec;
+  const fs::path out_canon = fs::weakly_canonical(fs::absolute(opts.out, ec), ec);
+  for (const auto& f : site.folders) {
+    std::error_code ec2;
+    const fs::path dir = fs::weakly_canonical(fs::absolute(f.path, ec2), ec2);
+    const auto rel = out_canon.lexically_relative(dir);
+    if (!ec && !ec2 && !rel.empty() && *rel.begin() != "..") {
+      err << fmt::format("wmbench publish: --out {} is inside the result folder {}; give the site a folder of its own\n",
+                         opts.out, f.path);
+      return 2;
+    }
+  }
+  try {
+    SiteWriter w(opts.out);
+    ChartMaker charts(w, err);
+    std::vector<ScenarioView> scenarios = scenario_views(site);
+    const auto groups = group_index(site);
+    std::map<std::string, std::string> inputs;  // folder path -> its raw files' hash
+    for (const auto& f : site.folders) inputs[f.path] = copy_raw_files(f, w);
+    const std::string missing = opts.charts ? charts.unavailable() : "Charts not drawn (--no-charts).";
+    for (const auto& f : site.folders) {
+      std::string sslug;
+      for (const auto& s : scenarios)
+        if (s.name == f.info.side.scenario) sslug = s.slug;
+      const auto fc = opts.charts ? folder_charts(f, inputs[f.path], charts) : std::vector<Chart>{};
+      std::string miss = missing;
+      if (miss.empty() && fc.size() < (f.is_tune() ? 3u : 2u)) miss = "Some charts could not be drawn (see wmbench publish's messages).";
+      w.put("folders/" + f.slug + "/index.html", folder_page(f, sslug, fc, miss, ctx));
+    }
+    for (auto& s : scenarios) {
+      for (auto& d : s.devices) {
+        if (!opts.charts) continue;
+        std::vector<std::string> args = {"--by", "torch", "--"};
+        std::string all;
+        for (size_t i : d.folders) {
+          args.push_back(absolute_for_child(site.folders[i].path));
+          all += inputs[site.folders[i].path] + "\n";
+        }
+        const std::string file = fmt::format("{}-{}-history.svg", s.slug, slug(d.device));
+        if (charts.draw("history.py", args, "", "scenarios/" + file, content_hash(all)))
+          d.charts.push_back({file, "History of " + s.name + " on " + d.device + " (by torch release)"});
+      }
+      w.put("scenarios/" + s.slug + ".html", scenario_page(site, s, opts.charts ? charts.unavailable() : missing, ctx));
+    }
+    w.put("index.html", index_page(site, groups, scenarios, ctx));
+    const int removed = w.finish();
+    out << fmt::format("wmbench publish: {} folder{} ({} skipped), {} scenario{} -> {}/index.html\n", site.folders.size(),
+                       site.folders.size() == 1 ? "" : "s", site.skipped.size(), scenarios.size(),
+                       scenarios.size() == 1 ? "" : "s", w.out());
+    out << fmt::format("  {} file{} written, {} unchanged, {} removed; {} chart{} drawn\n", w.written(),
+                       w.written() == 1 ? "" : "s", w.unchanged(), removed, charts.drawn(), charts.drawn() == 1 ? "" : "s");
+    if (opts.charts && !charts.unavailable().empty()) {
+      err << "wmbench publish: " << charts.unavailable() << "\n";
+      return 3;
+    }
+    if (charts.failed() > 0) return 3;
+    return 0;
+  } catch (const FileError& e) {
+    err << "wmbench publish: " << e.what() << "\n  (nothing is written through a link or outside --out; the site may "
+           "be incomplete)\n";
+    return 1;
+  }
+}
+
+}  // namespace wmb::publish
