@@ -169,6 +169,9 @@ struct RunOpts {
   // A `wmbench run`/`tune` on the real mps device without a small cap and a short timeout is
   // refused (device_memory_unbounded); only the opt-in real-MPS test (WMBENCH_TEST_REAL_MPS=1) sets this.
   bool unbounded_device_ok = false;
+  // The program runs in a process group of its own (so end_tree can end it with all it started);
+  // false only for a test that needs it not to lead a group (setsid(1) then execs in place).
+  bool own_group = true;
 };
 
 inline std::string slurp(const std::string& path) {
@@ -225,7 +228,7 @@ inline void end_tree(pid_t pid, double grace, int& status) {
     if (p != pid) ::kill(p, SIGKILL);
   }
   if (!reaped) {
-    ::kill(-pid, SIGKILL);  // its own group (run() makes it one)
+    if (::getpgid(pid) == pid) ::kill(-pid, SIGKILL);  // its own group (run() makes it one)
     ::kill(pid, SIGKILL);
     ::waitpid(pid, &status, 0);
   }
@@ -311,7 +314,7 @@ inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
   int ofd = ::mkstemp(out_t), efd = ::mkstemp(err_t);
   pid_t pid = ::fork();
   if (pid == 0) {
-    ::setpgid(0, 0);  // a group of its own: end_tree can end it with all it started
+    if (o.own_group) ::setpgid(0, 0);  // a group of its own: end_tree can end it with all it started
     ::dup2(ofd, 1);
     ::dup2(efd, 2);
     int devnull = ::open("/dev/null", O_RDONLY);
@@ -333,7 +336,7 @@ inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
     ::execv(a[0], a.data());
     ::_exit(127);
   }
-  if (pid > 0) ::setpgid(pid, pid);  // also here: no race with an early end_tree (EACCES after its exec is fine)
+  if (pid > 0 && o.own_group) ::setpgid(pid, pid);  // also here: no race with an early end_tree (EACCES after its exec is fine)
   std::thread side;
   const std::string err_path = err_t;
   if (o.while_running) side = std::thread([&] { o.while_running(pid); });

@@ -474,7 +474,13 @@ TEST(SignalsRound2, CtrlZStopsTheGuardAndItsCommandInAnOrphanedProcessGroupToo) 
   // setsid execs the guard in place (the forked test child is no group leader), so `w` is the guard.
   std::vector<std::string> argv = {setsid, WMBENCH_BIN, "guard", "--"};
   for (const auto& a : slow_job(started)) argv.push_back(a);
-  const Result r = run_with_ctrl_z([&](const RunOpts& o) { return run(argv, o); }, job_started(started), seen);
+  const Result r = run_with_ctrl_z(
+      [&](const RunOpts& o) {
+        RunOpts not_a_leader = o;
+        not_a_leader.own_group = false;  // else setsid(1) forks and `w` is not the guard
+        return run(argv, not_a_leader);
+      },
+      job_started(started), seen);
   expect_stopped_then_resumed(seen);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "done")) << r.out << r.err;
