@@ -22,7 +22,12 @@
 #                smaller, to keep CI short; the whole suite runs under bash 5 in .ci/run's stage 1);
 #   5. bash 3.2: set-up checks that must bite: a Homebrew python that pip has no torch for
 #                (python@3.15, as Homebrew's moving `python3` now is) is passed over for the next
-#                formula of WMBENCH_PYTHON_FORMULAE; macOS 13 is refused.
+#                formula of WMBENCH_PYTHON_FORMULAE; macOS 13 is refused;
+#   6. bash 3.2: the set-up's refusals (issue 28): Rosetta, an Intel Homebrew in /usr/local, an
+#                unaccepted Xcode licence are refused; an Intel Mac is told it has no MPS; a python3
+#                with torch that fits is taken, one whose libtorch is x86_64 or that lacks matplotlib
+#                is passed over for the venv; cross-macos.sh, lint-workflows.sh and gpu-run.sh say
+#                they are for Linux (exit 2) instead of failing on mapfile.
 # After each main.sh: a result folder that `wmbench check` accepts, the build configured against
 # the venv's torch (build/.torch-prefix), and the set-up's words for the Darwin path. After
 # test.sh: the Python child's tests and the chart test use the venv's python.

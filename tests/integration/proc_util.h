@@ -287,9 +287,16 @@ inline std::string device_memory_unbounded(const std::vector<std::string>& argv,
       scenario_text = read_text(a.find('/') == std::string::npos ? scenarios_dir + "/" + a + ".json" : a);
     }
   }
-  if (device.empty()) {
-    if (positional) device = scenario_text.find("\"device\": \"mps\"") != std::string::npos ? "mps" : "";
-    else if (!resume) device = kApple ? "mps" : "";  // no scenario: the default matrix, on mps on a Mac
+  if (positional) {  // what the command line does not say, the scenario file does
+    const auto sc = nlohmann::json::parse(scenario_text, nullptr, /*allow_exceptions=*/false);
+    const auto field = [&](const char* k) {
+      return sc.is_object() && sc.contains(k) && sc[k].is_string() ? sc[k].get<std::string>() : std::string();
+    };
+    if (device.empty()) device = field("device");
+    if (cap.empty()) cap = field("cap");
+    if (timeout.empty()) timeout = field("timeout");
+  } else if (device.empty() && !resume) {
+    device = kApple ? "mps" : "";  // no scenario: the default matrix, on mps on a Mac
   }
   if (device != "mps") return "";
   const double c = simple_amount(cap, false), t = simple_amount(timeout, true);

@@ -364,7 +364,8 @@ TEST(Round2H, DeviceMpsOffAMacIsRefusedBeforeAnyFolderWithTheFixNamed) {
   GTEST_SKIP() << "a Mac has mps";
 #endif
   const std::string t = tmpdir();
-  const std::string body = R"({"name": "m", "device": "mps", "step": "4MiB", "cap": "8MiB", "matrix": [{"label": "a"}]})";
+  const std::string body =
+      R"({"name": "m", "device": "mps", "step": "4MiB", "cap": "8MiB", "timeout": "30s", "matrix": [{"label": "a"}]})";
   auto r = wmbench({"run", scenario(t, "m", body), "--out", t + "/out", "--no-plots"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_TRUE(has(r.err, "--device mps-model")) << r.err;

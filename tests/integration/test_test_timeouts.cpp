@@ -82,6 +82,13 @@ TEST(TestTimeout, AnUnboundedRunOnTheRealDeviceIsRefusedBeforeItStarts) {
   EXPECT_NE(device_memory_unbounded({bin, "run", "mps-watermark", "--out", "/tmp/x"}, src), "") << "the scenario's device";
   EXPECT_NE(device_memory_unbounded({bin, "tune", "mps-ci", "--cap", "1GiB", "--timeout", "30s"}, src), "");
   EXPECT_NE(device_memory_unbounded({bin, "run", "--device", "mps", "--cap", "64MiB", "--timeout", "30m"}, src), "");
+  // A scenario file's own cap and timeout count; its 30 min default does not pass.
+  Tmp t;
+  const std::string small = scenario(t.path, "small", R"({"name": "s", "device": "mps", "cap": "8MiB", "timeout": "30s", "matrix": [{"label": "a"}]})");
+  const std::string long_one = scenario(t.path, "long", R"({"name": "l", "device": "mps", "cap": "8MiB", "matrix": [{"label": "a"}]})");
+  EXPECT_EQ(device_memory_unbounded({bin, "run", small, "--out", "/tmp/x"}, src), "");
+  EXPECT_NE(device_memory_unbounded({bin, "run", long_one, "--out", "/tmp/x"}, src), "");
+  EXPECT_NE(device_memory_unbounded({bin, "run", small, "--cap", "1GiB"}, src), "") << "the flag overrides the file";
   // Bounded, or not a real device: allowed.
   EXPECT_EQ(device_memory_unbounded({bin, "run", "mps-watermark", "--device", "mps", "--cap", "64MiB", "--timeout", "30s"}, src), "");
   EXPECT_EQ(device_memory_unbounded({bin, "run", "mps-watermark", "--device", "cpu"}, src), "");
