@@ -219,7 +219,8 @@ setup_case() {
   must_say "$log" "$text" "set-up: $name"
 }
 case_path=""
-setup_case "refuses a shell under Rosetta" rosetta.log 1 "this shell runs under Rosetta" FAKE_MACOS_TRANSLATED=1
+setup_case "refuses a shell under Rosetta" rosetta.log 1 "this shell runs under Rosetta (uname -m says x86_64" \
+  FAKE_MACOS_TRANSLATED=1 FAKE_MACOS_UNAME_M=x86_64
 setup_case "refuses an Intel Homebrew (/usr/local) on Apple silicon" intel-brew.log 1 \
   "the Homebrew here is the Intel one in /usr/local" FAKE_BREW_SAYS_PREFIX=/usr/local
 setup_case "refuses an unaccepted Xcode licence" xcode-licence.log 1 "the Xcode licence has not been accepted" \
