@@ -235,14 +235,15 @@ printf '#!/bin/sh\nPYTHONPATH="%s" exec "%s/.venv/bin/python" "$@"\n' "$sim/py-n
 chmod 755 "$sim/py-fits/python3" "$sim/py-no-charts/python3"
 case_path="$sim/py-fits:"
 setup_case "takes a python3 whose torch fits (the control)" py-fits.log 0 \
-  "setup-macos: libtorch: the PyTorch 2.11.0+standin that $sim/py-fits/python3 imports"
+  "setup-macos: libtorch: the PyTorch 2.11.0+standin"
+must_say py-fits.log "that $sim/py-fits/python3 imports" "the set-up did not take the python3 whose torch fits"
 setup_case "passes over a python3 whose libtorch is x86_64 on arm64" py-arch.log 0 \
   "but its libtorch is built for x86_64, this Mac is arm64 (it cannot link); using pip torch in" FAKE_MACOS_LIBTORCH_ARCHS=x86_64
-must_say py-arch.log "setup-macos: libtorch: pip's torch 2.11.0+standin in $src/.venv" "the set-up did not fall back to the venv"
+must_say py-arch.log "setup-macos: libtorch: pip's torch 2.11.0+standin" "the set-up did not fall back to the venv"
 case_path="$sim/py-no-charts:"
 setup_case "passes over a python3 whose torch lacks matplotlib" py-charts.log 0 \
   "but it does not import matplotlib (the charts need it); using pip torch in"
-must_say py-charts.log "setup-macos: libtorch: pip's torch 2.11.0+standin in $src/.venv" "the set-up did not fall back to the venv"
+must_say py-charts.log "setup-macos: libtorch: pip's torch 2.11.0+standin" "the set-up did not fall back to the venv"
 case_path=""
 # The Linux-only scripts say so on a Mac (not `mapfile: command not found`).
 for s in cross-macos lint-workflows gpu-run; do
