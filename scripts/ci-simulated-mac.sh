@@ -22,7 +22,12 @@
 #                smaller, to keep CI short; the whole suite runs under bash 5 in .ci/run's stage 1);
 #   5. bash 3.2: set-up checks that must bite: a Homebrew python that pip has no torch for
 #                (python@3.15, as Homebrew's moving `python3` now is) is passed over for the next
-#                formula of WMBENCH_PYTHON_FORMULAE; macOS 13 is refused.
+#                formula of WMBENCH_PYTHON_FORMULAE; macOS 13 is refused;
+#   6. bash 3.2: the set-up's refusals (issue 28): Rosetta, an Intel Homebrew in /usr/local, an
+#                unaccepted Xcode licence are refused; an Intel Mac is told it has no MPS; a python3
+#                with torch that fits is taken, one whose libtorch is x86_64 or that lacks matplotlib
+#                is passed over for the venv; cross-macos.sh, lint-workflows.sh and gpu-run.sh say
+#                they are for Linux (exit 2) instead of failing on mapfile.
 # After each main.sh: a result folder that `wmbench check` accepts, the build configured against
 # the venv's torch (build/.torch-prefix), and the set-up's words for the Darwin path. After
 # test.sh: the Python child's tests and the chart test use the venv's python.
@@ -191,5 +196,66 @@ set -e
 cat "$sim/logs/macos13.log"
 [[ "$rc" != 0 ]] || die "setup.sh accepted macOS 13.6.1"
 must_say macos13.log "wmbench needs macOS 14 or newer" "the refusal of macOS 13 does not say why"
+
+# 6: the set-up's refusals (issue 28), each with the stand-in that makes the case: sysctl (Rosetta),
+# brew --prefix (an Intel Homebrew), uname -m (an Intel Mac), xcrun (the Xcode licence), lipo and a
+# python3 whose torch lacks matplotlib or is built for another architecture (falls back to the venv).
+# setup_case NAME LOG WANT(0 ok|1 refused) TEXT [VAR=VALUE...]: setup.sh with those variables.
+setup_case() {
+  local name="$1" log="$2" want="$3" text="$4" rc
+  shift 4
+  step_no=$((step_no + 1))
+  say "== step $step_no: set-up: $name (bash $sh_for_checks)"
+  set +e
+  (cd "$src" && env PATH="$sim/bash$sh_for_checks:${case_path:-}$fake:$PATH" "$@" bash scripts/setup.sh) >"$sim/logs/$log" 2>&1
+  rc=$?
+  set -e
+  cat "$sim/logs/$log"
+  if [[ "$want" == 0 ]]; then
+    [[ "$rc" == 0 ]] || die "set-up failed on: $name (exit $rc)"
+  else
+    [[ "$rc" != 0 ]] || die "set-up accepted: $name"
+  fi
+  must_say "$log" "$text" "set-up: $name"
+}
+case_path=""
+setup_case "refuses a shell under Rosetta" rosetta.log 1 "this shell runs under Rosetta (uname -m says x86_64" \
+  FAKE_MACOS_TRANSLATED=1 FAKE_MACOS_UNAME_M=x86_64
+setup_case "refuses an Intel Homebrew (/usr/local) on Apple silicon" intel-brew.log 1 \
+  "the Homebrew here is the Intel one in /usr/local" FAKE_BREW_SAYS_PREFIX=/usr/local
+setup_case "refuses an unaccepted Xcode licence" xcode-licence.log 1 "the Xcode licence has not been accepted" \
+  FAKE_MACOS_XCODE_LICENSE=unaccepted
+setup_case "says plainly that an Intel Mac has no MPS" intel-mac.log 0 "this is an Intel Mac (x86_64): it has no MPS" \
+  FAKE_MACOS_UNAME_M=x86_64 FAKE_MACOS_LIBTORCH_ARCHS=x86_64
+# A python3 on PATH that imports the venv's torch (2.11.0+standin, its CMake files, matplotlib).
+mkdir -p "$sim/py-fits" "$sim/py-no-charts/hide/matplotlib"
+printf '#!/bin/sh\nexec "%s/.venv/bin/python" "$@"\n' "$src" > "$sim/py-fits/python3"
+printf 'raise ImportError("stand-in: this python has no matplotlib")\n' > "$sim/py-no-charts/hide/matplotlib/__init__.py"
+printf '#!/bin/sh\nPYTHONPATH="%s" exec "%s/.venv/bin/python" "$@"\n' "$sim/py-no-charts/hide" "$src" > "$sim/py-no-charts/python3"
+chmod 755 "$sim/py-fits/python3" "$sim/py-no-charts/python3"
+case_path="$sim/py-fits:"
+setup_case "takes a python3 whose torch fits (the control)" py-fits.log 0 \
+  "setup-macos: libtorch: the PyTorch 2.11.0+standin"
+must_say py-fits.log "that $sim/py-fits/python3 imports" "the set-up did not take the python3 whose torch fits"
+setup_case "passes over a python3 whose libtorch is x86_64 on arm64" py-arch.log 0 \
+  "but its libtorch is built for x86_64, this Mac is arm64 (it cannot link); using pip torch in" FAKE_MACOS_LIBTORCH_ARCHS=x86_64
+must_say py-arch.log "setup-macos: libtorch: pip's torch 2.11.0+standin" "the set-up did not fall back to the venv"
+case_path="$sim/py-no-charts:"
+setup_case "passes over a python3 whose torch lacks matplotlib" py-charts.log 0 \
+  "but it does not import matplotlib (the charts need it); using pip torch in"
+must_say py-charts.log "setup-macos: libtorch: pip's torch 2.11.0+standin" "the set-up did not fall back to the venv"
+case_path=""
+# The Linux-only scripts say so on a Mac (not `mapfile: command not found`).
+for s in cross-macos lint-workflows gpu-run; do
+  step_no=$((step_no + 1))
+  say "== step $step_no: scripts/$s.sh says it is for Linux (bash $sh_for_checks)"
+  set +e
+  (cd "$src" && PATH="$sim/bash$sh_for_checks:$fake:$PATH" bash "scripts/$s.sh" /tmp/unused) >"$sim/logs/$s.log" 2>&1
+  rc=$?
+  set -e
+  cat "$sim/logs/$s.log"
+  [[ "$rc" == 2 ]] || die "scripts/$s.sh on the simulated Mac exited $rc, not 2"
+  must_say "$s.log" "$s: this script runs on Linux only" "scripts/$s.sh on a Mac"
+done
 
 say "all steps passed in $(( $(date +%s) - start )) s (bash 3.2: $( ((have32)) && echo ran || echo SKIPPED))"

@@ -19,6 +19,9 @@
 # (default ${XDG_CACHE_HOME:-$HOME/.cache}/wmbench); Zig's own cache lives there too.
 # The source lists mirror CMakeLists.txt and tests/CMakeLists.txt (same folders, *_linux.cpp out).
 set -euo pipefail
+# shellcheck source=scripts/lib/linux-only.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/linux-only.sh"
+linux_only cross-macos "the aarch64-macos cross-check of CI, with Zig from npm and Debian's headers"
 trap 'printf "cross-macos: error: command failed (exit %s) at line %s\n" "$?" "$LINENO" >&2' ERR
 
 say() { printf 'cross-macos: %s\n' "$*"; }

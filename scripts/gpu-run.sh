@@ -19,6 +19,9 @@
 # gtest/lib/x86_64-linux-gnu/{libgtest*,libgmock*,cmake/GTest}: its include folder then brings no
 # second copy of nlohmann's headers ahead of the one the library was compiled with.
 set -euo pipefail
+# shellcheck source=scripts/lib/linux-only.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/linux-only.sh"
+linux_only gpu-run "a Linux box with an NVIDIA GPU and CUDA torch"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:?usage: scripts/gpu-run.sh OUT_DIR [build,test,cuda,bench]}"
 stages=",${2:-build,test,cuda,bench},"

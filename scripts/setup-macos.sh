@@ -48,13 +48,26 @@ if ((macos_major < 14)); then
 fi
 say "macOS $macos_version"
 
-if [[ "$(uname -m)" != arm64 ]]; then
-  say "warning: this Mac is $(uname -m), not Apple silicon (arm64); the mps device may be unavailable"
+# Rosetta: an x86_64 shell on Apple silicon builds an x86_64 wmbench against x86_64 libraries,
+# which then has no MPS. sysctl.proc_translated is 1 only in a translated process (absent on Intel).
+machine="$(uname -m)"
+if [[ "$(sysctl -n sysctl.proc_translated 2>/dev/null || true)" == 1 ]]; then
+  die "this shell runs under Rosetta (uname -m says $machine on an Apple-silicon Mac): what it builds is x86_64 and has no MPS. Open a native Terminal (Finder > Applications > Utilities > Terminal > Get Info: untick 'Open using Rosetta'; check with 'uname -m', which must say arm64), or run 'arch -arm64 /bin/bash scripts/setup-macos.sh', then run this script again"
+fi
+if [[ "$machine" != arm64 ]]; then
+  say "this is an Intel Mac ($machine): it has no MPS for this harness (the watermark behaviour it measures is Apple silicon's unified memory, and PyTorch publishes no macOS x86_64 wheels since 2.2). What wmbench can still do here: build, run on cpu (wmbench run --device cpu), and predict, explain, compare, history and check result folders made on Apple-silicon Macs"
 fi
 
 # A C++20 compiler (Apple clang) comes with the Xcode Command Line Tools.
 if ! xcode-select -p >/dev/null 2>&1; then
   die "the Xcode Command Line Tools are missing: run 'xcode-select --install', then run this script again"
+fi
+# An installed but unaccepted Xcode licence makes every compiler call fail (xcrun exits 69).
+if ! clang_out="$(xcrun clang --version 2>&1)"; then
+  case "$clang_out" in
+    *[Ll]icense*) die "the Xcode licence has not been accepted, so the compiler cannot run ('xcrun clang --version' says: $(printf '%s' "$clang_out" | head -n 2 | tr '\n' ' ')). Run 'sudo xcodebuild -license accept' (or open Xcode once), then run this script again" ;;
+    *) die "'xcrun clang --version' fails, so there is no compiler: $(printf '%s' "$clang_out" | head -n 3 | tr '\n' ' ')(reinstall the Command Line Tools: 'sudo rm -rf /Library/Developer/CommandLineTools; xcode-select --install')" ;;
+  esac
 fi
 
 if ! command -v brew >/dev/null 2>&1; then
@@ -64,6 +77,17 @@ if ! command -v brew >/dev/null 2>&1; then
 fi
 command -v brew >/dev/null 2>&1 || die "Homebrew is not installed: see https://brew.sh, then run this script again"
 brew_prefix="$(brew --prefix)"
+# Apple silicon's Homebrew lives in /opt/homebrew; the one in /usr/local is the Intel (Rosetta)
+# one, whose x86_64 bottles cannot link with an arm64 libtorch.
+if [[ "$machine" == arm64 && "$brew_prefix" == /usr/local ]]; then
+  if [[ -x /opt/homebrew/bin/brew ]]; then
+    say "the brew on PATH is the Intel Homebrew in /usr/local; using Apple silicon's /opt/homebrew instead"
+    eval "$(/opt/homebrew/bin/brew shellenv)"
+    brew_prefix="$(brew --prefix)"
+  else
+    die "the Homebrew here is the Intel one in /usr/local (its x86_64 bottles cannot link with an arm64 libtorch); install Homebrew for Apple silicon, which lives in /opt/homebrew (https://brew.sh, from a native Terminal), then run this script again"
+  fi
+fi
 export HOMEBREW_NO_AUTO_UPDATE="${HOMEBREW_NO_AUTO_UPDATE:-1}"
 
 formulae=(cmake ninja cli11 nlohmann-json google-benchmark googletest fmt)
@@ -90,6 +114,20 @@ torch_of() {
   prefix="$(printf '%s\n' "$out" | sed -n 2p)"
   [[ "${version%%.*}" =~ ^[0-9]+$ ]] && ((${version%%.*} >= 2)) && [[ -f "$prefix/Torch/TorchConfig.cmake" ]] || return 1
   printf '%s\n%s\n' "$version" "$prefix"
+}
+# python_fits PYTHON PREFIX: why the torch that PYTHON imports (CMake files at PREFIX) is not the
+# one to build against, or nothing: it must import matplotlib (the charts), and its libtorch must be
+# built for this machine (`lipo -archs` of lib/libtorch_cpu.dylib names `uname -m`), or it cannot link.
+python_fits() {
+  local lib archs
+  "$1" -c 'import matplotlib' >/dev/null 2>&1 || { printf 'it does not import matplotlib (the charts need it)'; return 0; }
+  lib="$(cd "$2/../.." 2>/dev/null && pwd)/lib/libtorch_cpu.dylib"
+  [[ -f "$lib" ]] || { printf 'its torch has no %s to check the architecture of' "$lib"; return 0; }
+  archs="$(lipo -archs "$lib" 2>&1)" || { printf 'lipo -archs %s failed: %s' "$lib" "$archs"; return 0; }
+  case " $archs " in
+    *" $machine "*) ;;
+    *) printf 'its libtorch is built for %s, this Mac is %s (it cannot link)' "$archs" "$machine" ;;
+  esac
 }
 # venv_has_charts: the venv's Python imports matplotlib (the charts of `wmbench run`, the plots.* tests).
 venv_has_charts() { "$venv/bin/python" -c 'import matplotlib' >/dev/null 2>&1; }
@@ -165,8 +203,13 @@ torch_source=""
 
 if [[ "$torch_mode" == auto ]] && command -v python3 >/dev/null 2>&1; then
   if found="$(torch_of python3)"; then
-    torch_prefix="$(printf '%s\n' "$found" | sed -n 2p)"
-    torch_source="the PyTorch $(printf '%s\n' "$found" | sed -n 1p) that $(command -v python3) imports"
+    why_not="$(python_fits python3 "$(printf '%s\n' "$found" | sed -n 2p)")"
+    if [[ -z "$why_not" ]]; then
+      torch_prefix="$(printf '%s\n' "$found" | sed -n 2p)"
+      torch_source="the PyTorch $(printf '%s\n' "$found" | sed -n 1p) that $(command -v python3) imports"
+    else
+      say "$(command -v python3) imports torch $(printf '%s\n' "$found" | sed -n 1p), but $why_not; using pip torch in $venv"
+    fi
   else
     say "$(command -v python3) imports no torch 2.0+ (with its CMake files); using pip torch in $venv"
   fi

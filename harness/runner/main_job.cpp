@@ -6,14 +6,15 @@
 
 #include "common/units.h"
 #include "probe/probe.h"
+#include "runner/mac_warning.h"
 #include "sandbox/sandbox.h"
 
 namespace wmb {
 
 void choose_main_job(RunnerOptions& o, bool cap_given) {
 #ifdef __APPLE__
-  (void)o;
   (void)cap_given;
+  warn_before_mac_fill(o.scenario);  // runner/mac_warning.h: fills up to N GiB of M GiB, Ctrl-C to stop
 #else
   Scenario& s = o.scenario;
   if (s.device != "mps") return;

@@ -1,6 +1,7 @@
 // The main job off a Mac (`wmbench run` with no SCENARIO and no --device, the scenario on mps):
 // the same matrix on mps-model inside a memory sandbox where this machine allows one, otherwise
-// a cap-limited cpu run, each said plainly in the options' notes. On a Mac it does nothing.
+// a cap-limited cpu run, each said plainly in the options' notes. On a Mac it warns before the first
+// fill and, on a terminal, waits a few seconds (runner/mac_warning.h).
 #pragma once
 
 #include "runner/runner.h"

@@ -25,6 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "platform_util.h"
+
 namespace wmbt {
 
 // The machine's swap (SwapTotal of /proc/meminfo), 0 where there is none or no /proc.
@@ -111,23 +113,8 @@ inline std::string address_space_limit_unusable() {
   return why;
 }
 
-// The first NAME on PATH that is an executable file, or "" (programs are found, not assumed:
-// `true` is /bin/true on Debian, /usr/bin/true on macOS).
-inline std::string find_on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path && *path ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    const std::string cand = dir + "/" + name;
-    struct stat st;
-    if (::stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(cand.c_str(), X_OK) == 0) return cand;
-    start = end + 1;
-  }
-  return "";
-}
+// The first NAME on PATH that is an executable file, or "" (platform_util.h).
+inline std::string find_on_path(const std::string& name) { return program_on_path(name); }
 
 // The address space (VmSize) a fill child has mapped once it has said hello. An RLIMIT_AS test
 // gives the child this plus a fixed headroom, whatever libtorch it links: Debian's CPU libtorch
@@ -154,10 +141,7 @@ inline uint64_t vm_size_at_hello(std::vector<std::string> argv) {
   std::string got;
   char c;
   while (got.find('\n') == std::string::npos && ::read(fds[0], &c, 1) == 1) got += c;  // the hello line
-  uint64_t vm = 0;
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind("VmSize:", 0) == 0) vm = std::stoull(line.substr(7)) * 1024;  // "VmSize:  123 kB"
+  const uint64_t vm = address_space_of(pid);
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
   ::close(fds[0]);
@@ -167,19 +151,27 @@ inline uint64_t vm_size_at_hello(std::vector<std::string> argv) {
 struct Result {
   int status = -1;  // exit code, or 128+signal
   std::string out, err;
+  bool timed_out = false;  // RunOpts::timeout ran out: the whole tree was ended (end_tree)
 };
 
 struct RunOpts {
   std::map<std::string, std::string> set_env;
   std::vector<std::string> unset_env;
   uint64_t rlimit_as = 0;  // bytes, 0 = none
-  double timeout = 600;
+  double timeout = 600;  // then end_tree: SIGTERM, and after `timeout_grace` s SIGKILL to all it started
+  double timeout_grace = 10;
   std::string cwd;
   // Called with the pid once started (e.g. to send it a signal); runs on another thread.
   std::function<void(pid_t)> while_running;
   // The same, with the path of the file its stderr goes to, to wait for what it says
   // (stderr_says) instead of sleeping.
   std::function<void(pid_t, const std::string& err_path)> while_running_err;
+  // A `wmbench run`/`tune` on the real mps device without a small cap and a short timeout is
+  // refused (device_memory_unbounded); only the opt-in real-MPS test (WMBENCH_TEST_REAL_MPS=1) sets this.
+  bool unbounded_device_ok = false;
+  // The program runs in a process group of its own (so end_tree can end it with all it started);
+  // false only for a test that needs it not to lead a group (setsid(1) then execs in place).
+  bool own_group = true;
 };
 
 inline std::string slurp(const std::string& path) {
@@ -189,11 +181,147 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// Adds to `seen` every process whose parent is in `seen` (a tree from the process table now).
+inline void add_descendants(std::vector<pid_t>& seen) {
+  std::vector<ProcStat> table;
+  for (const pid_t p : all_pids()) {
+    ProcStat ps;
+    if (proc_stat_of(p, ps) && ps.state != 'Z') table.push_back(ps);
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& ps : table)
+      if (std::find(seen.begin(), seen.end(), ps.ppid) != seen.end() &&
+          std::find(seen.begin(), seen.end(), ps.pid) == seen.end()) {
+        seen.push_back(ps.pid);
+        grew = true;
+      }
+  }
+}
+
+// Ends `pid` (our child, not yet reaped; `status` gets its wait status) and everything it started,
+// so that a test's timeout leaves no process behind (issue 28): wmbench's fill child and a job run
+// in process groups of their own, a daemon even in a session of its own, so a SIGKILL to wmbench
+// alone would leave them filling memory unguarded. First SIGTERM, so that wmbench stops its child
+// as on Ctrl-C and keeps what it measured; the tree is read again while it ends; after `grace` s
+// (or once `pid` is gone) SIGKILL to every process of the tree seen at any time and to each one's
+// process group (never the test's own).
+inline void end_tree(pid_t pid, double grace, int& status) {
+  std::vector<pid_t> seen = {pid};
+  add_descendants(seen);
+  ::kill(pid, SIGTERM);
+  bool reaped = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace);
+  while (std::chrono::steady_clock::now() < deadline) {
+    add_descendants(seen);
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      reaped = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  add_descendants(seen);  // those that outlived wmbench: reparented, but seen before
+  const pid_t own_group = ::getpgrp();
+  for (const pid_t p : seen) {
+    ProcStat ps;
+    if (p != pid && proc_stat_of(p, ps) && ps.pgrp > 1 && ps.pgrp != own_group) ::kill(-ps.pgrp, SIGKILL);
+    if (p != pid) ::kill(p, SIGKILL);
+  }
+  if (!reaped) {
+    if (::getpgid(pid) == pid) ::kill(-pid, SIGKILL);  // its own group (run() makes it one)
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+}
+
+// ---- No test fills a real device's memory (issue 28) ----------------------------------------
+// On a Mac `wmbench run` fills real unified memory on `mps` (a scenario's device, `--device mps`,
+// or the default there); beside a dozen parallel tests that is swap, and a test's timeout is no
+// guard. So every `wmbench run`/`tune` a test starts on mps gives a cap of at most kTestDeviceCap
+// and a timeout of at most kTestDeviceTimeout_s; run() refuses (a test failure, nothing started)
+// any other, on every system, so a Linux CI catches the test that would fill a Mac.
+constexpr uint64_t kTestDeviceCap = 256ull << 20;
+constexpr double kTestDeviceTimeout_s = 120;
+
+// "64MiB" / "512KiB" / "1GiB" / "4096" / "30s" / "2m" / "500ms" -> bytes or seconds; -1 when not that simple form.
+inline double simple_amount(const std::string& v, bool duration) {
+  size_t n = 0;
+  double x = 0;
+  try {
+    x = std::stod(v, &n);
+  } catch (...) {
+    return -1;
+  }
+  const std::string u = v.substr(n);
+  if (duration) {
+    if (u == "s") return x;
+    if (u == "ms") return x / 1000;
+    if (u == "m") return x * 60;
+    if (u == "h") return x * 3600;
+    return -1;
+  }
+  if (u.empty() || u == "B") return x;
+  if (u == "KiB") return x * 1024;
+  if (u == "MiB") return x * 1048576;
+  if (u == "GiB" || u == "GB") return x * 1073741824.0;
+  return -1;
+}
+
+// Why this command line may fill a real device beyond the bound, or "" (argv[0] is the program).
+inline std::string device_memory_unbounded(const std::vector<std::string>& argv, const std::string& scenarios_dir) {
+  if (argv.size() < 2) return "";
+  const std::string prog = argv[0].substr(argv[0].rfind('/') + 1);
+  if (prog != "wmbench" || (argv[1] != "run" && argv[1] != "tune")) return "";
+  std::string device, cap, timeout, scenario_text;
+  bool resume = false, positional = false;
+  for (size_t i = 2; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "--") break;
+    const bool has_value = i + 1 < argv.size();
+    if (a == "--device" && has_value) device = argv[++i];
+    else if (a == "--cap" && has_value) cap = argv[++i];
+    else if (a == "--timeout" && has_value) timeout = argv[++i];
+    else if (a == "--resume") resume = true;
+    else if (!a.empty() && a[0] != '-' && !positional && i == 2) {
+      positional = true;
+      scenario_text = read_text(a.find('/') == std::string::npos ? scenarios_dir + "/" + a + ".json" : a);
+    }
+  }
+  if (positional) {  // what the command line does not say, the scenario file does
+    const auto sc = nlohmann::json::parse(scenario_text, nullptr, /*allow_exceptions=*/false);
+    const auto field = [&](const char* k) {
+      return sc.is_object() && sc.contains(k) && sc[k].is_string() ? sc[k].get<std::string>() : std::string();
+    };
+    if (device.empty()) device = field("device");
+    if (cap.empty()) cap = field("cap");
+    if (timeout.empty()) timeout = field("timeout");
+  } else if (device.empty() && !resume) {
+    device = kApple ? "mps" : "";  // no scenario: the default matrix, on mps on a Mac
+  }
+  if (device != "mps") return "";
+  const double c = simple_amount(cap, false), t = simple_amount(timeout, true);
+  if (c < 0 || c > static_cast<double>(kTestDeviceCap) || t < 0 || t > kTestDeviceTimeout_s)
+    return "this test runs `wmbench " + argv[1] + "` on the real mps device with --cap '" + cap + "' and --timeout '" +
+           timeout + "': a test gives --cap of at most 256MiB and --timeout of at most 120s there (tests/integration/"
+           "proc_util.h, issue 28), or it is the opt-in real-MPS test";
+  return "";
+}
+
 inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
+  if (!o.unbounded_device_ok) {
+    if (const std::string why = device_memory_unbounded(argv, std::string(WMBENCH_SOURCE_DIR) + "/scenarios"); !why.empty()) {
+      ADD_FAILURE() << why;
+      Result refused;
+      refused.status = 125;
+      refused.err = "not started: " + why;
+      return refused;
+    }
+  }
   char out_t[] = "/tmp/wmbt-out-XXXXXX", err_t[] = "/tmp/wmbt-err-XXXXXX";
   int ofd = ::mkstemp(out_t), efd = ::mkstemp(err_t);
   pid_t pid = ::fork();
   if (pid == 0) {
+    if (o.own_group) ::setpgid(0, 0);  // a group of its own: end_tree can end it with all it started
     ::dup2(ofd, 1);
     ::dup2(efd, 2);
     int devnull = ::open("/dev/null", O_RDONLY);
@@ -215,18 +343,20 @@ inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
     ::execv(a[0], a.data());
     ::_exit(127);
   }
+  if (pid > 0 && o.own_group) ::setpgid(pid, pid);  // also here: no race with an early end_tree (EACCES after its exec is fine)
   std::thread side;
   const std::string err_path = err_t;
   if (o.while_running) side = std::thread([&] { o.while_running(pid); });
   else if (o.while_running_err) side = std::thread([&] { o.while_running_err(pid, err_path); });
   int status = 0;
+  bool timed_out = false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.timeout);
   while (true) {
     pid_t r = ::waitpid(pid, &status, WNOHANG);
     if (r == pid) break;
     if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
+      timed_out = true;
+      end_tree(pid, o.timeout_grace, status);
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -234,6 +364,7 @@ inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
   if (side.joinable()) side.join();
   Result res;
   res.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  res.timed_out = timed_out;
   res.out = slurp(out_t);
   res.err = slurp(err_t);
   ::close(ofd);
@@ -273,48 +404,23 @@ inline bool wait_for(const std::function<bool()>& pred, double timeout) {
   return pred();
 }
 
-// The state letter of /proc/PID/stat ('S', 'R', 'T' stopped, ...); 0 when gone.
+// The state letter of PID ('S', 'R', 'T' stopped, ...; platform_util.h); 0 when gone.
 inline char proc_state(pid_t pid) {
-  const std::string s = slurp("/proc/" + std::to_string(pid) + "/stat");
-  const auto close = s.rfind(')');
-  return close == std::string::npos || close + 2 >= s.size() ? 0 : s[close + 2];
+  ProcStat ps;
+  return proc_stat_of(pid, ps) ? ps.state : 0;
 }
 
-// One process as /proc/PID/stat says: its state letter, parent and process group.
-struct ProcStat {
-  pid_t pid = 0;
-  char state = 0;
-  pid_t ppid = 0, pgrp = 0;
-};
-
-// Calls fn for each process in /proc (read one at a time: one may end meanwhile) until fn
-// returns true; returns the pid it stopped at, 0 when none.
+// Calls fn for each process in the process table (read one at a time: one may end meanwhile)
+// until fn returns true; returns the pid it stopped at, 0 when none. Linux /proc, macOS libproc.
 inline pid_t find_proc(const std::function<bool(const ProcStat&)>& fn) {
-  pid_t found = 0;
-  if (DIR* d = ::opendir("/proc")) {
-    while (const dirent* e = ::readdir(d)) {
-      ProcStat ps;
-      ps.pid = static_cast<pid_t>(std::atoi(e->d_name));
-      if (ps.pid <= 0) continue;
-      const std::string s = slurp("/proc/" + std::to_string(ps.pid) + "/stat");
-      const auto close = s.rfind(')');
-      if (close == std::string::npos || close + 2 >= s.size()) continue;
-      std::istringstream rest(s.substr(close + 2));
-      int ppid = 0, pgrp = 0;
-      rest >> ps.state >> ppid >> pgrp;
-      ps.ppid = ppid;
-      ps.pgrp = pgrp;
-      if (fn(ps)) {
-        found = ps.pid;
-        break;
-      }
-    }
-    ::closedir(d);
+  for (const pid_t pid : all_pids()) {
+    ProcStat ps;
+    if (proc_stat_of(pid, ps) && fn(ps)) return pid;
   }
-  return found;
+  return 0;
 }
 
-// The first live child of `parent` (from /proc/*/stat), 0 when none yet.
+// The first live child of `parent` (from the process table), 0 when none yet.
 inline pid_t child_of(pid_t parent) {
   // A zombie is no longer the child that runs.
   return find_proc([&](const ProcStat& p) { return p.ppid == parent && p.state != 'Z'; });

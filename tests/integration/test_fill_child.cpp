@@ -102,11 +102,7 @@ ChildResult run_child(const RunSpec& spec) {
     close(out_pipe[0]);
     close(out_pipe[1]);
     close(err_fd);
-    if (spec.address_space_limit) {
-      struct rlimit rl;
-      rl.rlim_cur = rl.rlim_max = *spec.address_space_limit;
-      if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(125);
-    }
+    if (spec.address_space_limit && !wmbt::limit_address_space(*spec.address_space_limit)) _exit(125);
     alarm(spec.timeout_s);  // survives exec: a hung child dies of SIGALRM
     execve(bin.c_str(), argv.data(), envp.data());
     _exit(127);
@@ -280,7 +276,7 @@ TEST(FillChild, CpuAllocationFailureIsReportedLikePyTorch) {
   spec.args = {"--device", "cpu", "--step", "256MiB"};
   // 2 GiB beyond what the child maps by its hello (see wmbt::vm_size_at_hello).
   const uint64_t base = wmbt::vm_size_at_hello({fill_bin()});
-  if (base == 0) GTEST_SKIP() << "no /proc/PID/status here: the address space the child maps by its hello cannot be read";
+  if (base == 0) GTEST_SKIP() << "the address space the child maps by its hello cannot be read here (wmbt::address_space_of)";
   spec.address_space_limit = base + 2 * GiB;
   const ChildResult r = run_child(spec);
   ASSERT_EQ(r.exit_code, 3) << r.describe();

@@ -79,7 +79,7 @@ TEST(Guard, WritesAMeterCompatibleTrace) {
 }
 
 TEST(GuardRealSwapExclusive, StopsACpuFillThatOverrunsItsSandboxBySwapBudget) {
-  if (auto why = real_swap_skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  WMBT_SKIP_IF(real_swap_skip_reason());
   const std::string t = tmpdir();
   const uint64_t step = 16ull << 20, budget = 64ull << 20;
   RunOpts o;

@@ -131,13 +131,13 @@ TEST(Round2B, GuardTraceNeverWritesThroughALinkNorCreatesADanglingTarget) {
   const std::string t = tmpdir(), victim = t + "/victim", link = t + "/trace.jsonl";
   write(victim, "precious\n");
   ASSERT_EQ(::symlink(victim.c_str(), link.c_str()), 0);
-  auto r = wmbench({"guard", "--trace", link, "--", "/bin/true"});
+  auto r = wmbench({"guard", "--trace", link, "--", true_program()});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_TRUE(has(r.err, "symbolic link")) << r.err;
   EXPECT_EQ(slurp(victim), "precious\n");
   const std::string dangling = t + "/dangling", target = t + "/created-by-root";
   ASSERT_EQ(::symlink(target.c_str(), dangling.c_str()), 0);
-  auto d = wmbench({"guard", "--trace", dangling, "--", "/bin/true"});
+  auto d = wmbench({"guard", "--trace", dangling, "--", true_program()});
   EXPECT_EQ(d.status, 2) << d.err;
   EXPECT_FALSE(file_exists(target)) << "the dangling link's target was created";
 }
@@ -152,7 +152,7 @@ TEST(Round2B, GuardTraceOnAFifoOrProcMemIsRefusedAtOnceBeforeTheCommandRuns) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10) << "blocked in open()";
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_FALSE(file_exists(marker));
-  auto m = wmbench({"guard", "--trace", "/proc/self/mem", "--", "/usr/bin/touch", marker});
+  auto m = wmbench({"guard", "--trace", kernel_file_path(), "--", "/usr/bin/touch", marker});
   EXPECT_EQ(m.status, 2) << m.err;
   EXPECT_FALSE(file_exists(marker));
 }
@@ -163,7 +163,7 @@ TEST(Round2B, UnlistedGuardTraceThroughAnotherUsersLinkedFolderIsRefused) {
   ::mkdir(real.c_str(), 0777);
   ASSERT_EQ(::symlink(real.c_str(), via.c_str()), 0);
   ASSERT_EQ(::lchown(via.c_str(), 65534, 65534), 0);
-  auto r = wmbench({"guard", "--trace", via + "/trace.jsonl", "--", "/bin/true"});
+  auto r = wmbench({"guard", "--trace", via + "/trace.jsonl", "--", true_program()});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_TRUE(has(r.err, "owned by user 65534")) << r.err;
   EXPECT_FALSE(file_exists(real + "/trace.jsonl"));
@@ -301,11 +301,11 @@ TEST(Round2F, GuardRefusesNanPercentsZeroSwapBudgetAndTinyIntervals) {
   for (const auto& b : bad) {
     std::vector<std::string> argv = {"guard"};
     argv.insert(argv.end(), b.begin(), b.end());
-    argv.insert(argv.end(), {"--", "/bin/true"});
+    argv.insert(argv.end(), {"--", true_program()});
     auto r = wmbench(argv);
     EXPECT_EQ(r.status, 2) << b[0] << " " << b[1] << ": " << r.err;
   }
-  EXPECT_EQ(wmbench({"guard", "--interval", "0.01", "--", "/bin/true"}).status, 0);
+  EXPECT_EQ(wmbench({"guard", "--interval", "0.01", "--", true_program()}).status, 0);
 }
 
 TEST(Round2F, PredictRefusesARecommendedMaxOfOneByteAndExplainKeepsTheMaxAllowed) {
@@ -364,7 +364,8 @@ TEST(Round2H, DeviceMpsOffAMacIsRefusedBeforeAnyFolderWithTheFixNamed) {
   GTEST_SKIP() << "a Mac has mps";
 #endif
   const std::string t = tmpdir();
-  const std::string body = R"({"name": "m", "device": "mps", "step": "4MiB", "cap": "8MiB", "matrix": [{"label": "a"}]})";
+  const std::string body =
+      R"({"name": "m", "device": "mps", "step": "4MiB", "cap": "8MiB", "timeout": "30s", "matrix": [{"label": "a"}]})";
   auto r = wmbench({"run", scenario(t, "m", body), "--out", t + "/out", "--no-plots"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_TRUE(has(r.err, "--device mps-model")) << r.err;
@@ -415,7 +416,7 @@ TEST(Round2EExclusive, GuardsFreeMemoryWaitEndsAtOnceOnSigint) {
     ::kill(p, SIGINT);
   };
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = wmbench({"guard", "--wait-free", "100", "--wait-timeout", "5m", "--", "/bin/true"}, o);
+  auto r = wmbench({"guard", "--wait-free", "100", "--wait-timeout", "5m", "--", true_program()}, o);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20);
   EXPECT_EQ(r.status, 128 + SIGINT) << r.err;
 }

@@ -241,7 +241,7 @@ TEST(Runner, BadInputIsAClearErrorAndNothingRuns) {
       {{"run", good, "--device", "gpu", "--out", t + "/o"}, "--device \"gpu\""},
       {{"run", good, "--cap", "-5GiB", "--out", t + "/o"}, "negative"},
       {{"run", good, "--fill", "/nonexistent/wmbench-fill", "--out", t + "/o"}, "not an executable"},
-      {{"run", good, "--out", "/proc/wmbench-cannot-write"}, "cannot create folder"},
+      {{"run", good, "--out", uncreatable_folder()}, "cannot create folder"},
   };
   for (const auto& c : cases) {
     auto r = wmbench(c.args);

@@ -131,9 +131,9 @@ std::vector<std::string> grandchild_job(const std::string& pidfile, const std::s
 
 // The cgroup that `run --command` and `guard` track a command in as root; why not, else "".
 std::string no_tracking_cgroup() {
-  if (::geteuid() != 0) return "the cgroup path needs root (wmbench makes a cgroup only as root)";
+  if (::geteuid() != 0) return "the cgroup path needs root (wmbench makes a cgroup only as root)";  // portable: a skip reason
   const auto s = wmb::sandbox_support(false);
-  if (s.kind.empty()) return "no usable cgroup here: " + s.why_not;
+  if (s.kind.empty()) return "no usable cgroup here: " + s.why_not;  // portable: a skip reason
   return "";
 }
 
@@ -166,7 +166,7 @@ TEST(SignalsRound2, RunCommandStopsAndNamesTheGrandchildItLeftWithoutACgroup) {
 }
 
 TEST(SignalsRound2, RunCommandStopsTheGrandchildThroughItsCgroupAsRoot) {
-  if (const std::string why = no_tracking_cgroup(); !why.empty()) GTEST_SKIP() << why;
+  WMBT_SKIP_IF(no_tracking_cgroup());
   Tmp t;
   const std::string pidfile = t.path + "/grandchild.pid";
   const Result r = run_command(t, {}, grandchild_job(pidfile, "true"));
@@ -243,7 +243,7 @@ TEST(SignalsRound2, GuardStopsAndNamesTheGrandchildWithoutACgroup) {
 }
 
 TEST(SignalsRound2, GuardStopsTheGrandchildThroughItsCgroupAsRoot) {
-  if (const std::string why = no_tracking_cgroup(); !why.empty()) GTEST_SKIP() << why;
+  WMBT_SKIP_IF(no_tracking_cgroup());
   Tmp t;
   const std::string pidfile = t.path + "/grandchild.pid";
   std::vector<std::string> argv = {WMBENCH_BIN, "guard", "--grace", "2s", "--"};
@@ -407,7 +407,7 @@ Result ctrl_z_with_a_daemon(const Tmp& t, const std::function<Result(const std::
   const std::string started = t.path + "/started", daemon = t.path + "/daemon";
   // In `sh -c` the background child leads no group, so setsid(1) execs sleep in place: $! is it.
   // Its pid is written before the job says it started.
-  const auto job = slow_job(started, "setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $! > '" + daemon + "'; ");
+  const auto job = slow_job(started, leave_a_sleeper_line() + " echo $! > '" + daemon + "'; ");
   seen.other_pidfile = daemon;
   const Result r = run_with_ctrl_z([&](const RunOpts& o) { return start(job, o); }, job_started(started), seen);
   expect_stopped_then_resumed(seen);
@@ -474,7 +474,13 @@ TEST(SignalsRound2, CtrlZStopsTheGuardAndItsCommandInAnOrphanedProcessGroupToo) 
   // setsid execs the guard in place (the forked test child is no group leader), so `w` is the guard.
   std::vector<std::string> argv = {setsid, WMBENCH_BIN, "guard", "--"};
   for (const auto& a : slow_job(started)) argv.push_back(a);
-  const Result r = run_with_ctrl_z([&](const RunOpts& o) { return run(argv, o); }, job_started(started), seen);
+  const Result r = run_with_ctrl_z(
+      [&](const RunOpts& o) {
+        RunOpts not_a_leader = o;
+        not_a_leader.own_group = false;  // else setsid(1) forks and `w` is not the guard
+        return run(argv, not_a_leader);
+      },
+      job_started(started), seen);
   expect_stopped_then_resumed(seen);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "done")) << r.out << r.err;

@@ -182,7 +182,7 @@ TEST(Check, ControlCharactersAnywhereInMachineJsonAreNamedByTheirPath) {
     ASSERT_TRUE(j["model"].is_object());
     j["model"]["revision"] = "current" + osc;
     j["notes"] = nlohmann::json::array({"fine", "x\x1b[2J"});
-    j["sandbox"]["kind" + osc] = "cgroup-v2";
+    j["sandbox"]["kind" + osc] = "cgroup-v2";  // portable: a machine.json value, nothing is opened
   });
   EXPECT_NE(p.find("value of \"model.revision\" holds control characters (escape sequences): current\\u001b]52;c;"),
             std::string::npos)

@@ -17,6 +17,7 @@
 #include "runner/run_error.h"
 #include "runner/runner.h"
 #include "runner/short_command.h"
+#include "../integration/platform_util.h"
 
 using namespace wmb;
 
@@ -203,7 +204,7 @@ TEST(ChildSeam, WmbenchPythonChildIsTheDefaultForPythonExceptForTheModel) {
 TEST(ChildSeam, TheChosenKindIsTheKindTheChildDescribes) {
   const std::string fill = script(tmpdir(), "wmbench-fill",
                                   R"(echo '{"type":"hello","pid":1,"torch_version":"1.13.1","device":"cpu"}')");
-  const ChildChoice native{fill, "", "cpu", {}}, command{"", "", "cpu", {"/bin/true"}};
+  const ChildChoice native{fill, "", "cpu", {}}, command{"", "", "cpu", {wmbt::true_program()}};
   for (const ChildChoice& c : {native, command})
     EXPECT_EQ(chosen_child_kind(c), choose_fill_child(c)->describe().value("kind", "?"));
   // The Python child's own kind, "python", is checked where a run records it (CompareChildren):
@@ -216,7 +217,7 @@ TEST(ChildSeam, TheChosenKindIsTheKindTheChildDescribes) {
 
 TEST(ChildSeam, FillAndPythonTogetherAreRefused) {
   RunnerOptions o;
-  o.fill_path = "/bin/true";
+  o.fill_path = wmbt::true_program();
   o.python = "/usr/bin/python3";
   EXPECT_NE(refusal([&] { choose_fill_child(o); }).find("not both"), std::string::npos);
 }

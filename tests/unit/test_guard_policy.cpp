@@ -34,7 +34,7 @@ class FakeProbe : public MemoryProbe {
   std::deque<SystemMemory> readings;  // consumed one per call; the last one repeats
   bool fail = false;
   SystemMemory system() override {
-    if (fail) throw ProbeError("cannot read /proc/meminfo: Permission denied");
+    if (fail) throw ProbeError("cannot read /proc/meminfo: Permission denied");  // portable: an error text for a fake probe
     SystemMemory m = readings.front();
     if (readings.size() > 1) readings.pop_front();
     return m;
@@ -95,7 +95,7 @@ TEST(GuardPolicy, ZeroBudgetAndZeroKillFreeNeverStop) {
 
 TEST(GuardPolicy, AFailingProbeStopsTheChild) {
   GuardPolicy p(GuardConfig{}, 0);
-  auto v = p.probe_failed("cannot read /proc/meminfo");
+  auto v = p.probe_failed("cannot read /proc/meminfo");  // portable: an error text for a fake probe
   EXPECT_TRUE(v.stop);
   EXPECT_NE(v.reason.find("probe failed"), std::string::npos);
 }

@@ -20,7 +20,7 @@ class ScriptedProbe : public MemoryProbe {
   SystemMemory system() override {
     const double now = clock.now();
     if (t0 < 0) t0 = now;
-    if (now - t0 >= fail_after) throw ProbeError("cannot read /proc/meminfo: Input/output error");
+    if (now - t0 >= fail_after) throw ProbeError("cannot read /proc/meminfo: Input/output error");  // portable: an error text for a fake probe
     SystemMemory m;
     m.ram_total = 8ull << 30;
     m.level = 50;

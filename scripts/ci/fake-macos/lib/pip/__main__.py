@@ -76,6 +76,10 @@ def install_torch(dry_run):
     shutil.copy(os.path.join(here, "torch_shim.py"), os.path.join(dest, "__init__.py"))
     with open(os.path.join(dest, "fake-version"), "w") as f:
         f.write(TORCH + "\n")
+    # Where a wheel has its libtorch, for the set-up's `lipo -archs` check (bin/lipo answers for it).
+    os.makedirs(os.path.join(dest, "lib"))
+    with open(os.path.join(dest, "lib", "libtorch_cpu.dylib"), "w") as f:
+        f.write("stand-in (scripts/ci/fake-macos): not a Mach-O file; bin/lipo answers for it\n")
     with open(os.path.join(dest, "share", "cmake", "Torch", "TorchConfig.cmake"), "w") as f:
         f.write("# Stand-in for the TorchConfig.cmake of pip's torch wheel (scripts/ci/fake-macos):\n"
                 "# Debian's libtorch.\ninclude(\"%s\")\n" % config)
