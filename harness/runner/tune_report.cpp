@@ -11,6 +11,8 @@ namespace wmb {
 std::string tune_export_line(const TuneSummary& s) {
   if (!s.end || !s.end->answer) return "";
   const double high = *s.end->answer;
+  // Never an export line that switches the limit off (tune_setting_problem): no line at all.
+  if (!tune_setting_problem(high, tune_low(s.policy, high)).empty()) return "";
   return fmt::format("export PYTORCH_MPS_HIGH_WATERMARK_RATIO={} PYTORCH_MPS_LOW_WATERMARK_RATIO={}", ratio_text(high),
                      ratio_text(tune_low(s.policy, high)));
 }

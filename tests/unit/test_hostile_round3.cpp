@@ -1,0 +1,73 @@
+// Hostile input, round three (issue 30), the pure halves: the ratios tune really uses (A), one
+// bound for memory_fraction and one list of child kinds (B), the text a folder gives shown as
+// advice (D). End to end: tests/integration/test_hostile_round3.cpp.
+#include <gtest/gtest.h>
+
+#include "results/report.h"
+#include "runner/tune.h"
+#include "runner/tune_policy.h"
+#include "unit_util.h"
+
+using namespace wmb;
+using namespace wmbt_unit;
+
+// ---- A --------------------------------------------------------------------------------------
+
+TEST(Hostile3Tune, RatiosAreCheckedAsTheProbesUseThemAfterRounding) {
+  TunePolicy p;
+  p.bottom = 0.0004;  // the issue's case: "above 0", but 0.0 to 3 decimals
+  p.top = 1.0;
+  EXPECT_TRUE(has(tune_policy_problem(p), "0.0 to the 3 decimals")) << tune_policy_problem(p);
+  p.bottom = 0.0005;  // rounds to 0.001: a setting
+  EXPECT_EQ(tune_policy_problem(p), "");
+  TunePolicy q;
+  q.low_factor = 0.0009;  // unlisted: LOW at the bottom 0.5 is 0.00045 -> 0.0
+  EXPECT_TRUE(has(tune_policy_problem(q), "LOW")) << tune_policy_problem(q);
+  EXPECT_NE(tune_setting_problem(0.0, 0.0), "");
+  EXPECT_NE(tune_setting_problem(0.8, 0.0004), "");
+  EXPECT_NE(tune_setting_problem(2.0006, 1.0), "");
+  EXPECT_EQ(tune_setting_problem(0.001, 0.001), "");
+  EXPECT_EQ(tune_setting_problem(2.0004, 2.0), "") << "2.0004 is 2.0 as used";
+}
+
+TEST(Hostile3Tune, UnlistedARecordAtHighZeroIsNoProbeOfTheSearchSoNeverItsAnswer) {
+  TunePolicy p;
+  Report rep;
+  auto r0 = sample_run(1, "t01-high-0.0-low-0.0");
+  r0.env = {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0004"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.0004"}};
+  auto r1 = sample_run(2, "t02-high-1.7-low-1.7");
+  r1.env = {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "1.7"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "1.7"}};
+  r1.stopped_by = "guard";
+  rep.runs = {r0, r1};
+  std::vector<nlohmann::json> probes;
+  const auto runs = tune_runs_of(rep, p, probes);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].high, 1.7);
+  EXPECT_EQ(probes.size(), 1u);
+  TuneSummary s;
+  s.policy = p;
+  TuneStep end;
+  end.done = true;
+  end.answer = 0.0;
+  s.end = end;
+  EXPECT_EQ(tune_export_line(s), "") << "never an export line that switches the limit off";
+}
+
+// ---- D --------------------------------------------------------------------------------------
+
+#include "common/terminal_text.h"
+
+TEST(Hostile3Text, BidirectionalControlsAreEscapedAsControlCharactersAre) {
+  EXPECT_EQ(escape_controls("run \xe2\x80\xae" "hs.x"), "run \\u202e" "hs.x");  // the issue's U+202E
+  // Every other one (unlisted): U+202A..U+202D, U+2066..U+2069, U+200E/F, U+061C.
+  for (const char* seq : {"\xe2\x80\xaa", "\xe2\x80\xab", "\xe2\x80\xac", "\xe2\x80\xad", "\xe2\x81\xa6", "\xe2\x81\xa7",
+                          "\xe2\x81\xa8", "\xe2\x81\xa9", "\xe2\x80\x8e", "\xe2\x80\x8f", "\xd8\x9c"}) {
+    const std::string out = escape_controls_line(std::string("a") + seq + "b");
+    EXPECT_EQ(out.find(seq), std::string::npos) << out;
+    EXPECT_TRUE(has(out, "\\u")) << out;
+  }
+  // Their neighbours are text: U+2010 (hyphen), U+202F (narrow no-break space), U+0627, "é".
+  for (const char* ok : {"\xe2\x80\x90", "\xe2\x80\xaf", "\xd8\xa7", "\xc3\xa9", "\xe2\x82\xac"})
+    EXPECT_EQ(escape_controls(ok), ok);
+  EXPECT_EQ(escape_controls("\xe2\x80"), "\xe2\x80") << "an incomplete sequence at the end is kept";
+}
