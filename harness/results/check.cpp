@@ -22,6 +22,7 @@
 #include "results/folder_lock.h"
 #include "results/folder_schema.h"
 #include "results/report.h"
+#include "results/summary_stream.h"
 
 namespace wmb {
 namespace {
@@ -310,18 +311,42 @@ void check_summary(Ctx& c, const Report& rep) {
     c.problem("summary.json", "missing (`wmbench report DIR` writes it)");
     return;
   }
+  std::map<std::pair<std::string, int>, const RunRecord*> disk;
+  for (const auto& r : rep.runs) disk[{r.label, r.repeat}] = &r;
+  std::set<std::pair<std::string, int>> seen;
+  const std::string src = c.f.display("summary.json");
+  std::vector<std::string> unknown;
+  // Each run is checked against its record as it is read, then dropped: bounded memory
+  // (results/summary_stream.h; BENCHMARKS.md "check of a 32 MiB summary.json").
+  auto one_run = [&](nlohmann::json&& j, size_t i) {
+    const RunRecord r = run_from_json(j, src, fmt::format("runs[{}]", i), &unknown);
+    auto it = disk.find({r.label, r.repeat});
+    seen.insert({r.label, r.repeat});
+    if (it == disk.end()) {
+      c.problem("summary.json", fmt::format("holds run {} (repeat {}), which has no file in runs/", r.file_stem(), r.repeat));
+      return;
+    }
+    const nlohmann::json a = to_json(r), b = to_json(*it->second);
+    for (auto k = b.begin(); k != b.end(); ++k)
+      if (a[k.key()] != k.value())
+        c.problem("summary.json", fmt::format("run {}: \"{}\" is {} here but {} in runs/{}.json", r.file_stem(), k.key(),
+                                              json_preview(a[k.key()], 60), json_preview(k.value(), 60), it->second->file_stem()));
+  };
   SummaryFile s;
   try {
-    std::vector<std::string> unknown;
-    s = check_summary_json(c.f.read_json("summary.json", kMaxFolderJsonBytes), c.f.display("summary.json"), &unknown);
-    // Kept, not problems, as machine.json's are (issue 30: they got no note).
-    for (const auto& k : unknown)
-      c.out.notes.push_back(fmt::format("{}: unknown key \"{}\" kept", c.f.display("summary.json"),
-                                        escape_controls_line(utf8_sanitize(k, 120))));
+    const std::string text = c.f.read("summary.json", kMaxFolderJsonBytes);
+    SummaryHead head = stream_summary_json(text, src, one_run);
+    if (!head.has_runs) throw InputError(fmt::format("{}: key \"runs\" is missing; expected the list of run records", src));
+    head.head["runs"] = nlohmann::json::array();  // read above, one by one
+    s = check_summary_json(head.head, src, &unknown);
+    for (const auto& k : head.unknown) unknown.push_back(k);
   } catch (const FileError& e) {
     c.problem(e.what());
     return;
   }
+  // Kept, not problems, as machine.json's are (issue 30: they got no note).
+  for (const auto& k : unknown)
+    c.out.notes.push_back(fmt::format("{}: unknown key \"{}\" kept", src, escape_controls_line(utf8_sanitize(k, 120))));
   if (!rep.machine.is_null() && s.machine != rep.machine)
     c.problem("summary.json", "its \"machine\" differs from machine.json (rebuild it with `wmbench report DIR`)");
   // The device decides what the folder is compared with (a history series): compare and history
@@ -343,22 +368,6 @@ void check_summary(Ctx& c, const Report& rep) {
   const std::string name = rep.scenario.is_object() ? rep.scenario.value("name", "") : "";
   if (!name.empty() && s.scenario != name)
     c.problem("summary.json", fmt::format("scenario \"{}\" but scenario.json names \"{}\"", s.scenario, name));
-  std::map<std::pair<std::string, int>, const RunRecord*> disk;
-  for (const auto& r : rep.runs) disk[{r.label, r.repeat}] = &r;
-  std::set<std::pair<std::string, int>> seen;
-  for (const auto& r : s.runs) {
-    auto it = disk.find({r.label, r.repeat});
-    seen.insert({r.label, r.repeat});
-    if (it == disk.end()) {
-      c.problem("summary.json", fmt::format("holds run {} (repeat {}), which has no file in runs/", r.file_stem(), r.repeat));
-      continue;
-    }
-    const nlohmann::json a = to_json(r), b = to_json(*it->second);
-    for (auto k = b.begin(); k != b.end(); ++k)
-      if (a[k.key()] != k.value())
-        c.problem("summary.json", fmt::format("run {}: \"{}\" is {} here but {} in runs/{}.json", r.file_stem(), k.key(),
-                                              json_preview(a[k.key()], 60), json_preview(k.value(), 60), it->second->file_stem()));
-  }
   for (const auto& [key, r] : disk)
     if (!seen.count(key)) c.problem("summary.json", fmt::format("lacks run {} of runs/", r->file_stem()));
 }
