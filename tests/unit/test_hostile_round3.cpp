@@ -71,3 +71,45 @@ TEST(Hostile3Text, BidirectionalControlsAreEscapedAsControlCharactersAre) {
     EXPECT_EQ(escape_controls(ok), ok);
   EXPECT_EQ(escape_controls("\xe2\x80"), "\xe2\x80") << "an incomplete sequence at the end is kept";
 }
+
+// ---- C: summary.json as a stream --------------------------------------------------------------
+
+#include "results/summary_stream.h"
+#include "scenario/limits.h"
+
+TEST(Hostile3Summary, RunsComeOneByOneUnknownKeysAreNamedNotBuilt) {
+  std::vector<std::string> labels;
+  const auto head = stream_summary_json(
+      R"({"schema_version": 1, "scenario": "two", "pad": [{"a": 1}, {"a": 1}], "runs": [{"label": "a"}, {"label": "b"}],
+          "machine": {"os": "Linux"}, "not_run": []})",
+      "s.json", [&](nlohmann::json&& r, size_t) { labels.push_back(r["label"]); });
+  EXPECT_EQ(labels, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(head.unknown, std::vector<std::string>{"pad"});
+  EXPECT_FALSE(head.head.contains("pad"));
+  EXPECT_TRUE(head.has_runs);
+  EXPECT_EQ(head.head["scenario"], "two");
+  EXPECT_EQ(head.head["machine"]["os"], "Linux");
+}
+
+TEST(Hostile3Summary, WhatTheDomReaderRefusesTheStreamRefuses) {
+  auto err = [](const std::string& text) {
+    return error_of([&] { stream_summary_json(text, "s.json", [](nlohmann::json&&, size_t) {}); });
+  };
+  EXPECT_TRUE(has(err(R"({"runs": [{"label": "a", "label": "b"}]})"), "duplicate key")) << err(R"({"runs": [{"label": "a", "label": "b"}]})");
+  EXPECT_TRUE(has(err(R"({"runs": [], "runs": []})"), "duplicate key"));
+  EXPECT_TRUE(has(err(R"({"runs": [{"x": 0.5e-400}]})"), "underflow"));
+  EXPECT_TRUE(has(err(R"({"runs": [{"x": 1e400}]})"), "malformed JSON"));
+  EXPECT_TRUE(has(err(R"({"runs": [)"), "s.json:1:"));
+  EXPECT_TRUE(has(err(R"([1, 2])"), "not a JSON object"));
+  EXPECT_TRUE(has(err(R"({"runs": 3})"), "must be a list"));
+  std::string deep = R"({"runs": [)" + std::string(100, '[') + std::string(100, ']') + "]}";
+  EXPECT_TRUE(has(err(deep), "nested deeper")) << err(deep);
+  std::string many = R"({"runs": [)";
+  for (size_t i = 0; i <= kMaxPlannedRuns; ++i) many += i ? ",{}" : "{}";
+  many += "]}";
+  EXPECT_TRUE(has(err(many), "more than 10000 runs")) << err(many);
+  std::string big = R"({"machine": [)";
+  for (size_t i = 0; i <= kMaxSummaryElementValues; ++i) big += i ? ",1" : "1";
+  big += "]}";
+  EXPECT_TRUE(has(err(big), "more than")) << err(big).substr(0, 200);
+}
