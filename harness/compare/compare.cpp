@@ -461,7 +461,13 @@ Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, do
     };
     auto rb = ram(base), rn = ram(now);
     if (rb && rn && *rb != *rn) {
-      c.notes.push_back(fmt::format("RAM differs: {} vs {}", format_size(*rb), format_size(*rn)));
+      // Two sizes that print alike are told apart by their bytes (issue 30: "RAM differs: 125.85 GiB vs 125.85 GiB").
+      const std::string a = format_size(*rb), b = format_size(*rn);
+      if (a != b)
+        c.notes.push_back(fmt::format("RAM differs: {} vs {}", a, b));
+      else
+        c.notes.push_back(fmt::format("RAM differs by {}: {} vs {} bytes (both {})", format_size(*rb > *rn ? *rb - *rn : *rn - *rb),
+                                      *rb, *rn, a));
     }
   }
 

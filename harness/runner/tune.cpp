@@ -116,6 +116,7 @@ int run_tune(TuneOptions o, std::ostream& out, std::ostream& err) {
   install_interrupt_handlers();
   auto probe = make_platform_probe();
   RunnerOptions& opts = o.run;
+  opts.resume_verb = "tune";  // what finish suggests after Ctrl-C (issue 30: it said `run --resume` too)
   TuneSummary sum;
   try {
     std::unique_ptr<HeldFolder> held;

@@ -376,3 +376,53 @@ TEST(Hostile3D, UnlistedOtherBidiControlsInAFolderAreFlaggedByCheckAndNeverPrint
   EXPECT_TRUE(has(c.out, "\\u2067")) << c.out;
   EXPECT_TRUE(has(c.out, "\\u061c")) << c.out;
 }
+
+// ---- E. advice that is true ----------------------------------------------------------------
+
+TEST(Hostile3E, AfterCtrlCTuneSuggestsOnlyTuneResume) {
+  Tmp t;
+  // At the first probe (the top, 1.7) the job interrupts wmbench once, as Ctrl-C would.
+  const auto job = script(t.path, "ratio.sh", R"(#!/bin/sh
+if [ ! -e "$(dirname "$0")/interrupted" ]; then
+  touch "$(dirname "$0")/interrupted"; kill -INT $PPID; sleep 30
+fi
+exit 0
+)");
+  auto r = wmbench({"tune", job_scenario(t.path), "--command", "--no-plots", "--out", t.path + "/out", "--", job});
+  EXPECT_EQ(r.status, 128 + 2) << r.out << r.err;
+  const std::string dir = only_result_dir(t.path + "/out");
+  EXPECT_TRUE(has(r.err + r.out, "wmbench tune --resume " + dir + " --command")) << r.out << r.err;
+  EXPECT_FALSE(has(r.err + r.out, "wmbench run --resume")) << "run --resume would not go on with the search: " << r.err;
+}
+
+TEST(Hostile3E, NoSafeSettingForAJobThatExitedOneSaysWhatItDid) {
+  Tmp t;
+  const auto job = script(t.path, "fail.sh", "#!/bin/sh\necho 'ImportError: no module named mine' >&2\nexit 1\n");
+  auto r = wmbench({"tune", job_scenario(t.path), "--command", "--no-plots", "--out", t.path + "/out", "--", job});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "not for memory")) << r.out;
+  EXPECT_TRUE(has(r.out, "`exited`")) << r.out;
+  EXPECT_FALSE(has(r.out, "swapped or was stopped by the guard")) << r.out;
+  EXPECT_FALSE(has(r.out, "close apps and")) << r.out;
+}
+
+TEST(Hostile3E, CompareSaysHowRamDiffersWhenTheSizesPrintAlike) {
+  Tmp t;
+  const std::string a = finished_folder(t.path);
+  const std::string b = t.path + "/copy";
+  std::filesystem::copy(a, b, std::filesystem::copy_options::recursive);
+  auto m = read_json(b + "/machine.json");
+  const uint64_t ram = m["ram_bytes"].get<uint64_t>();
+  m["ram_bytes"] = ram + 4096;
+  write(b + "/machine.json", m.dump(2));
+  ASSERT_EQ(wmbench({"report", b}).status, 0);
+  auto r = wmbench({"compare", a, b});
+  EXPECT_TRUE(has(r.out + r.err, fmt::format("RAM differs by 4.00 KiB: {} vs {} bytes", ram, ram + 4096))) << r.out << r.err;
+  // Unlisted: sizes that print apart are said as before.
+  m["ram_bytes"] = ram + (1ull << 30);
+  write(b + "/machine.json", m.dump(2));
+  ASSERT_EQ(wmbench({"report", b}).status, 0);
+  r = wmbench({"compare", a, b});
+  EXPECT_TRUE(has(r.out + r.err, "RAM differs: ")) << r.out << r.err;
+  EXPECT_FALSE(has(r.out + r.err, "RAM differs by")) << r.out << r.err;
+}

@@ -113,3 +113,38 @@ TEST(Hostile3Summary, WhatTheDomReaderRefusesTheStreamRefuses) {
   big += "]}";
   EXPECT_TRUE(has(err(big), "more than")) << err(big).substr(0, 200);
 }
+
+// ---- E --------------------------------------------------------------------------------------
+
+TEST(Hostile3TuneText, InASandboxTheAnswerQuotesTheSandboxNotTheMachinesFreeMemory) {
+  TuneSummary s;
+  s.free_bytes_at_start = 20 * GiB;
+  s.sandbox_bytes = 6 * GiB;
+  TuneStep end;
+  end.done = true;
+  end.outcome = TuneOutcome::Found;
+  end.answer = 0.8;
+  end.lowest_unclean = 0.85;
+  s.end = end;
+  const std::string said = tune_answer_text(s);
+  EXPECT_TRUE(has(said, "With the 6.00 GiB sandbox the runs saw")) << said;
+  EXPECT_FALSE(has(said, "With 20.00 GiB free")) << said;
+  s.sandbox_bytes.reset();
+  EXPECT_TRUE(has(tune_answer_text(s), "With 20.00 GiB free at the start")) << tune_answer_text(s);
+}
+
+TEST(Hostile3TuneText, UnlistedNoSafeSettingByTheGuardKeepsTheMemoryAdvice) {
+  TuneSummary s;
+  s.free_bytes_at_start = 20 * GiB;
+  TuneStep end;
+  end.done = true;
+  end.outcome = TuneOutcome::NoSafeSetting;
+  s.end = end;
+  s.probes = {{{"run", 2}, {"high", 0.5}, {"stopped_by", "guard"}, {"detail", "swap grew 2.01 GiB > budget 2.00 GiB"},
+               {"clean", false}, {"counted", true}, {"swap_growth_bytes", 2 * int64_t(GiB)}}};
+  const std::string said = tune_answer_text(s);
+  EXPECT_TRUE(has(said, "stopped by the guard: swap grew")) << said;
+  EXPECT_TRUE(has(said, "close apps")) << said;
+  s.probes[0]["stopped_by"] = "crash";
+  EXPECT_TRUE(has(tune_answer_text(s), "not for memory")) << tune_answer_text(s);
+}
