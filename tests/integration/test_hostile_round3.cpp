@@ -426,3 +426,25 @@ TEST(Hostile3E, CompareSaysHowRamDiffersWhenTheSizesPrintAlike) {
   EXPECT_TRUE(has(r.out + r.err, "RAM differs: ")) << r.out << r.err;
   EXPECT_FALSE(has(r.out + r.err, "RAM differs by")) << r.out << r.err;
 }
+
+TEST(Hostile3E, AFolderPastTheReadersBoundIsNotSentToReportWhichStopsThereToo) {
+  Tmp t;
+  const std::string dir = finished_folder(t.path);
+  auto rec = read_json(dir + "/runs/02-b.json");
+  rec["pad"] = std::string(7u << 20, 'x');  // an unknown key: the record still reads, at 7 MiB
+  for (int i = 3; i <= 7; ++i) {
+    rec["index"] = i;
+    write(dir + fmt::format("/runs/{:02}-b.json", i), rec.dump());
+  }
+  for (std::vector<std::string> cmd : {std::vector<std::string>{"compare", dir, dir}, {"history", dir}}) {
+    auto r = wmbench(cmd);
+    EXPECT_NE(r.status, 0) << cmd[0];
+    EXPECT_TRUE(has(r.err + r.out, "reading stops here")) << cmd[0] << ": " << r.err << r.out;
+    EXPECT_FALSE(has(r.err + r.out, "`wmbench report " + dir + "` rebuilds")) << cmd[0] << ": " << r.err << r.out;
+    EXPECT_TRUE(has(r.err + r.out, "split its runs")) << cmd[0] << ": " << r.err << r.out;
+  }
+  // And report itself does stop there: the advice would not have worked.
+  auto rep = wmbench({"report", dir});
+  EXPECT_NE(rep.status, 0);
+  EXPECT_TRUE(has(rep.err + rep.out, "reading stops here")) << rep.err << rep.out;
+}
