@@ -448,3 +448,48 @@ TEST(Hostile3E, AFolderPastTheReadersBoundIsNotSentToReportWhichStopsThereToo) {
   EXPECT_NE(rep.status, 0);
   EXPECT_TRUE(has(rep.err + rep.out, "reading stops here")) << rep.err << rep.out;
 }
+
+namespace {
+
+// An MPS out-of-memory message (the shape PyTorch prints; MPSAllocator.mm): max allowed 18.13 GB.
+const char* kMpsOom =
+    "RuntimeError: MPS backend out of memory (MPS allocated: 18.00 GB, other allocations: 100.00 MB, max allowed: "
+    "18.13 GB). Tried to allocate 512.00 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper "
+    "limit for memory allocations (may cause system failure).\n";
+
+}  // namespace
+
+TEST(Hostile3E, ExplainAndPredictTakeTheMemoryFractionAndSayTheLimitMayComeFromEither) {
+  Tmp t;
+  const std::string err = t.path + "/err.txt";
+  write(err, kMpsOom);
+  auto plain = wmbench({"explain", err});
+  EXPECT_TRUE(has(plain.out, "set_per_process_memory_fraction(F), which replaces HIGH")) << plain.out;
+  EXPECT_TRUE(has(plain.out, "--fraction F")) << plain.out;
+  auto f = wmbench({"explain", err, "--fraction", "0.5"});
+  EXPECT_EQ(f.status, 0) << f.err;
+  EXPECT_TRUE(has(f.out, "Limit ratio: 0.5 (from --fraction")) << f.out;
+  EXPECT_TRUE(has(f.out, "/ 0.5 = 36.26 GiB")) << f.out;  // 18.13 GB / 0.5, not / 1.7
+  auto p = wmbench({"predict", "--from-error", err, "--fraction", "0.5"});
+  EXPECT_EQ(p.status, 0) << p.err;
+  EXPECT_TRUE(has(p.out, "max allowed / memory fraction 0.5")) << p.out;
+  auto pd = wmbench({"predict", "--from-error", err});
+  EXPECT_TRUE(has(pd.out + pd.err, "set_per_process_memory_fraction")) << pd.out;
+}
+
+TEST(Hostile3E, UnlistedTheJsonSaysWhichRatioAndAFractionOutsideTorchsRangeIsRefused) {
+  Tmp t;
+  const std::string err = t.path + "/err.txt";
+  write(err, kMpsOom);
+  auto j = wmbench({"explain", err, "--json", "--fraction", "0.5", "--high", "0.8"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const auto v = nlohmann::json::parse(j.out);
+  EXPECT_EQ(v["limit_ratio_from"], "fraction");
+  EXPECT_EQ(v["limit_ratio"], 0.5);
+  const double max_allowed = v["max_allowed_bytes"].get<double>();
+  EXPECT_NEAR(v["implied_recommended_max_bytes"].get<double>(), max_allowed / 0.5, 1.0);
+  for (const char* bad : {"0", "3", "-1", "nan"}) {
+    EXPECT_NE(wmbench({"explain", err, "--fraction", bad}).status, 0) << bad;
+    EXPECT_NE(wmbench({"predict", "--from-error", err, "--fraction", bad}).status, 0) << bad;
+  }
+}
