@@ -493,3 +493,31 @@ TEST(Hostile3E, UnlistedTheJsonSaysWhichRatioAndAFractionOutsideTorchsRangeIsRef
     EXPECT_NE(wmbench({"predict", "--from-error", err, "--fraction", bad}).status, 0) << bad;
   }
 }
+
+TEST(Hostile3E, PredictsExpectedColumnAndSuggestionCountTheOtherAllocations) {
+  auto none = wmbench({"predict", "--ram", "48GiB", "--free", "40GiB", "--other-allocations", "0"});
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_FALSE(has(none.out, "(no room)")) << none.out;
+  EXPECT_TRUE(has(none.out, "For a clean error below the memory free now")) << none.out;
+  auto full = wmbench({"predict", "--ram", "48GiB", "--free", "40GiB", "--other-allocations", "40GiB"});
+  ASSERT_EQ(full.status, 0) << full.err;
+  EXPECT_TRUE(has(full.out, "high-0.8-low-0.8  0.8            0.8            29.95 GiB    no         no          clean PyTorch "
+                            "error at the first step (no room)"))
+      << full.out;
+  EXPECT_TRUE(has(full.out, "No HIGH/LOW pair: every limit under 90 % of 40.00 GiB free is filled by the other allocations"))
+      << full.out;
+  EXPECT_FALSE(has(full.out, "For a clean error below the memory free now")) << full.out;
+}
+
+TEST(Hostile3E, UnlistedSomeOtherAllocationsLeaveRoomAboveAndNoneBelowAndTheJsonSaysSo) {
+  auto r = wmbench({"predict", "--ram", "48GiB", "--free", "40GiB", "--other-allocations", "20GiB", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, bool> room;
+  for (const auto& s : j["settings"]) room[s["label"].get<std::string>()] = s.value("no_room", false);
+  EXPECT_TRUE(room["high-0.5-low-0.5"]) << "18.72 GiB < 20 GiB + a step";
+  EXPECT_FALSE(room["high-0.8-low-0.8"]) << "29.95 GiB leaves room";
+  ASSERT_TRUE(j.contains("suggestion")) << r.out;
+  const double ratio = j["suggestion"]["ratio"];
+  EXPECT_GE(ratio * 37.44, 20.5) << "the suggestion leaves room for a step above the other allocations";
+}
