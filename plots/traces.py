@@ -99,6 +99,17 @@ def _series(run):
             out["stop_by"] = e.get("by") if isinstance(e.get("by"), str) else None
     if out["stop_by"] is None and isinstance(run.get("stopped_by"), str):
         out["stop_by"] = run["stopped_by"]
+    # The footprint line ends at the child's end (issue 30): a sample taken after the child exited
+    # (before the parent reaped it, or after the run's duration_s) reads 0 for a process that is
+    # gone, while its tensors were held to the end; those readings are gaps, not a fall to 0.
+    end = C.num(run.get("duration_s"))
+    for i, t in enumerate(out["t"]):
+        if end is not None and t is not None and t > end:
+            out["footprint"][i] = None
+    i = len(out["footprint"]) - 1
+    while i >= 0 and out["footprint"][i] in (None, 0.0):
+        out["footprint"][i] = None
+        i -= 1
     # the held line runs on to the end of the trace
     t_end = max([x for x in out["t"] if x is not None] + [out["stop"] or 0.0] + out["held_t"])
     if out["held_t"] and out["held_t"][-1] < t_end:

@@ -26,13 +26,15 @@ struct ExplainArgs {
   std::string file;  // empty or "-": stdin
   bool json = false;
   double high = wmb::kDefaultHighWatermark;
+  double fraction = 0;  // --fraction (given: fraction_given)
 };
 
-int run_explain(const ExplainArgs& args, bool high_given) {
+int run_explain(const ExplainArgs& args, bool high_given, bool fraction_given) {
   std::string text;
   if (!wmb::cli::read_pasted_input("wmbench explain", args.file, text)) return wmb::cli::kExitUsage;
   const wmb::ParsedError parsed = wmb::parse_error(text);
-  const wmb::ExplainOptions opt{args.high, high_given};
+  wmb::ExplainOptions opt{args.high, high_given, std::nullopt};
+  if (fraction_given) opt.fraction = args.fraction;
   if (args.json) {
     // Ill-formed UTF-8 in the pasted text is written as U+FFFD: a dump never throws.
     std::cout << wmb::explain_json(parsed, opt).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
@@ -64,7 +66,22 @@ const wmb::cli::Registrar reg{wmb::cli::Command{40, [](CLI::App& app, int& exit_
         return std::string();
       },
       "RATIO in (0, 2]"));
-  sub->callback([args, high, &exit_code]() { exit_code = run_explain(*args, high->count() > 0); });
+  CLI::Option* fraction = sub->add_option(
+      "--fraction", args->fraction,
+      "torch.mps.set_per_process_memory_fraction(F) called by the code, in (0, 2]: it replaces HIGH, and the message is "
+      "the same");
+  fraction->check(CLI::Validator(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v) || v <= 0 || v > 2.0)
+          return "--fraction must be a memory fraction in (0, 2] (torch.mps.set_per_process_memory_fraction), got \"" + s + "\"";
+        return std::string();
+      },
+      "F in (0, 2]"));
+  sub->callback([args, high, fraction, &exit_code]() {
+    exit_code = run_explain(*args, high->count() > 0, fraction->count() > 0);
+  });
 }}};
 
 }  // namespace

@@ -43,6 +43,8 @@ struct PredictArgs {
   std::string from_error;  // --from-error FILE|-
   double high = wmb::kDefaultHighWatermark;  // --high: HIGH in force when the pasted error was raised
   bool high_given = false;
+  double fraction = 0;  // --fraction: set_per_process_memory_fraction(F) in force when the error was raised
+  bool fraction_given = false;
   bool json = false;
   bool simulate = false;
 };
@@ -56,8 +58,9 @@ struct FromError {
   uint64_t other = 0;
   std::optional<uint64_t> step;
   std::optional<uint64_t> likely_ram;
-  double high = 0;
+  double high = 0;  // the ratio the limit came from: --fraction, else --high, else the default HIGH
   bool high_given = false;
+  bool from_fraction = false;
 };
 
 // Reads and parses the pasted text; prints why and returns nullopt when it is not an MPS
@@ -66,8 +69,9 @@ std::optional<FromError> read_from_error(const PredictArgs& a) {
   std::string text;
   if (!wmb::cli::read_pasted_input("wmbench predict --from-error", a.from_error, text)) return std::nullopt;
   const wmb::ParsedError e = wmb::parse_error(text);
-  const wmb::ExplainOptions opt{a.high, a.high_given};
-  const auto rec = wmb::implied_recommended_max(e, a.high);
+  wmb::ExplainOptions opt{a.high, a.high_given, std::nullopt};
+  if (a.fraction_given) opt.fraction = a.fraction;
+  const auto rec = wmb::implied_recommended_max(e, opt.ratio());
   if (e.kind != wmb::ErrorKind::MpsOom || !rec || *rec == 0) {
     std::cerr << "wmbench predict --from-error: the text is not an MPS out-of-memory message with \"max allowed\" "
               << "(it reads as " << wmb::kind_name(e.kind) << ": " << e.summary
@@ -84,8 +88,9 @@ std::optional<FromError> read_from_error(const PredictArgs& a) {
     return std::nullopt;
   }
   f.step = e.requested_bytes;
-  f.high = a.high;
+  f.high = opt.ratio();
   f.high_given = a.high_given;
+  f.from_fraction = a.fraction_given;
   const nlohmann::json j = wmb::explain_json(e, opt);
   if (j.contains("likely_ram_bytes") && j["likely_ram_bytes"].is_number_unsigned())
     f.likely_ram = j["likely_ram_bytes"].get<uint64_t>();
@@ -263,8 +268,18 @@ int run_predict(const PredictArgs& args) {
     }
   }
   if (from) {
-    m.recommended_source = fmt::format("--from-error: max allowed / HIGH {}{}", wmb::mpsmodel::format_ratio(from->high),
-                                       from->high_given ? " (--high)" : " (the default; give --high if it was set)");
+    // The message is the same for the HIGH variable and set_per_process_memory_fraction(F), which
+    // replaces HIGH: say which ratio was used and that it may be either (issue 30).
+    m.recommended_source =
+        from->from_fraction
+            ? fmt::format("--from-error: max allowed / memory fraction {} (--fraction: set_per_process_memory_fraction "
+                          "replaces HIGH)",
+                          wmb::mpsmodel::format_ratio(from->high))
+            : fmt::format("--from-error: max allowed / HIGH {}{}", wmb::mpsmodel::format_ratio(from->high),
+                          from->high_given ? " (--high; give --fraction F if the code called set_per_process_memory_fraction(F))"
+                                           : " (the default; the limit may come from PYTORCH_MPS_HIGH_WATERMARK_RATIO or "
+                                             "from set_per_process_memory_fraction(F): give --high or --fraction if "
+                                             "either was set)");
     if (!args.ram.empty()) m.ram_source = "--ram";
     else if (from->likely_ram) m.ram_source = "--from-error: the likely RAM class for that recommended max";
   }
@@ -275,15 +290,17 @@ int run_predict(const PredictArgs& args) {
       j["from_error"] = {{"recommended_max_bytes", from->recommended_max}, {"other_bytes", from->other},
                          {"step_bytes", from->step ? nlohmann::json(*from->step) : nlohmann::json(nullptr)},
                          {"high", from->high}, {"high_given", from->high_given},
+                         {"limit_ratio_from", from->from_fraction ? "fraction" : from->high_given ? "high" : "default"},
                          {"likely_ram_bytes", from->likely_ram ? nlohmann::json(*from->likely_ram) : nlohmann::json(nullptr)}};
     std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
     // The step-by-step section only when asked for or with a scenario: without them the output is
     // the write-up's table, unchanged.
     if (from)
-      std::cout << fmt::format("From the pasted error: recommended max {} (max allowed / HIGH {}), other allocations {}, "
+      std::cout << fmt::format("From the pasted error: recommended max {} (max allowed / {} {}), other allocations {}, "
                                "step {}\n",
-                               wmb::format_size(from->recommended_max), wmb::mpsmodel::format_ratio(from->high),
+                               wmb::format_size(from->recommended_max), from->from_fraction ? "memory fraction" : "HIGH",
+                               wmb::mpsmodel::format_ratio(from->high),
                                wmb::format_size(from->other), from->step ? wmb::format_size(*from->step) : "?");
     std::cout << wmb::mpsmodel::render_text(report, a.simulate || sc.has_value() || from.has_value());
     // A prediction is arithmetic; `wmbench tune` measures the setting here (runner/tune.h).
@@ -323,11 +340,22 @@ const wmb::cli::Registrar reg{wmb::cli::Command{50, [](CLI::App& app, int& exit_
   CLI::Option* high = sub->add_option("--high", args->high,
                                       "With --from-error: the HIGH ratio in force when it was raised (default 1.7)");
   high->check(CLI::Range(0.0, 2.0).description("RATIO in (0, 2]"));
+  CLI::Option* fraction = sub->add_option(
+      "--fraction", args->fraction,
+      "With --from-error: torch.mps.set_per_process_memory_fraction(F) called by the code (it replaces HIGH; the "
+      "message is the same)");
+  fraction->check(CLI::Range(0.0, 2.0).description("F in (0, 2]"));
   sub->add_flag("--simulate", args->simulate,
                 "Also show each setting's fill simulated step by step (always with --scenario, always in --json)");
   sub->add_flag("--json", args->json, "Print one JSON object");
-  sub->callback([args, high, &exit_code]() {
+  sub->callback([args, high, fraction, &exit_code]() {
     args->high_given = high->count() > 0;
+    args->fraction_given = fraction->count() > 0;
+    if (args->fraction_given && !(args->fraction > 0)) {
+      std::cerr << "wmbench predict: --fraction must be a memory fraction in (0, 2]\n";
+      exit_code = wmb::cli::kExitUsage;
+      return;
+    }
     if (args->high_given && !(args->high > 0)) {
       std::cerr << "wmbench predict: --high must be a ratio in (0, 2]\n";
       exit_code = wmb::cli::kExitUsage;

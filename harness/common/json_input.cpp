@@ -26,6 +26,21 @@ class DupKeySax : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
     if (!open_.empty()) open_.pop_back();
     return Base::end_object();
   }
+  // A number that underflows a double is refused as one that overflows is (nlohmann: out_of_range
+  // 406 "number overflow"): 0.5e-400 would read as 0.0 (memory_fraction 0.0: no limit), 1e-320 as
+  // a subnormal that strtod, the children's parser, refuses (issue 30).
+  bool number_float(double v, const std::string& lexeme) {
+    const bool subnormal = std::fpclassify(v) == FP_SUBNORMAL;
+    bool nonzero_digits = false;
+    if (v == 0)
+      for (char ch : lexeme) {
+        if (ch == 'e' || ch == 'E') break;
+        if (ch >= '1' && ch <= '9') nonzero_digits = true;
+      }
+    if (subnormal || nonzero_digits) underflow_(lexeme);
+    return Base::number_float(v, lexeme);
+  }
+  void on_underflow(std::function<void(const std::string&)> f) { underflow_ = std::move(f); }
   bool key(std::string& k) {
     if (!open_.empty() && !open_.back().insert(k).second) duplicate_(k);
     unique_();
@@ -36,6 +51,7 @@ class DupKeySax : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
   std::vector<std::set<std::string>> open_;
   std::function<void(const std::string&)> duplicate_;
   std::function<void()> unique_;
+  std::function<void(const std::string&)> underflow_ = [](const std::string&) {};
 };
 
 struct Scan {
@@ -151,6 +167,11 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
     throw InputError(fmt::format("{}: duplicate key \"{}\"; each key may appear once in an object",
                                  where(text, source, off), utf8_sanitize(k, 80)));
   }, [&] { ++key_no; });
+  sax.on_underflow([&](const std::string& lexeme) {
+    throw InputError(fmt::format("{}: number underflow parsing '{}': too small for a double (it would read as 0.0, or "
+                                 "lose its digits); wmbench refuses it as it refuses a number too large",
+                                 source, utf8_sanitize(lexeme, 60)));
+  });
   try {
     nlohmann::json::sax_parse(text.begin(), text.end(), &sax, nlohmann::json::input_format_t::json, /*strict=*/true,
                               /*ignore_comments=*/false);

@@ -7,9 +7,9 @@
 namespace wmb {
 namespace {
 
-void escape_byte(unsigned char c, std::string& out) {
+void escape_code(unsigned cp, std::string& out) {
   char buf[8];
-  std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+  std::snprintf(buf, sizeof buf, "\\u%04x", cp);
   out += buf;
 }
 
@@ -18,33 +18,73 @@ bool is_c0_or_del(unsigned char c, bool keep_newline) {
   return c < 0x20 || c == 0x7f;
 }
 
-// Escapes `s`; `pending_c2` carries a 0xC2 lead byte across calls (a streambuf's chunks).
-void escape_into(std::string_view s, std::string& out, bool keep_newline, bool& pending_c2) {
-  for (unsigned char c : s) {
-    if (pending_c2) {
-      pending_c2 = false;
-      if (c >= 0x80 && c <= 0x9f) {
-        escape_byte(c, out);
+// The bidirectional controls (Unicode's Bidi_Control, UAX #9): they reorder how the rest of a
+// line displays, so a quoted command can show as another (issue 30, "Trojan Source"). U+061C
+// (UTF-8 D8 9C), U+200E/U+200F (E2 80 8E/8F), U+202A..U+202E (E2 80 AA..AE), U+2066..U+2069
+// (E2 81 A6..A9).
+bool is_bidi_control(unsigned cp) {
+  return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+// Escapes `s`; `pending` carries the first bytes of a sequence that may be a C1 control or a
+// bidirectional control across calls (a streambuf's chunks).
+void escape_into(std::string_view s, std::string& out, bool keep_newline, std::string& pending) {
+  std::string work;
+  std::string_view t = s;
+  if (!pending.empty()) {
+    work = pending;
+    work.append(s.data(), s.size());
+    pending.clear();
+    t = work;
+  }
+  const size_t n = t.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = static_cast<unsigned char>(t[i]);
+    const size_t need = c == 0xc2 || c == 0xd8 ? 2 : c == 0xe2 ? 3 : 1;
+    if (need > 1 && i + need > n) {
+      // The rest may still complete a control: held back for the next chunk.
+      bool could = true;
+      if (c == 0xe2 && i + 1 < n) {
+        const unsigned char b1 = static_cast<unsigned char>(t[i + 1]);
+        could = b1 == 0x80 || b1 == 0x81;
+      }
+      if (could) {
+        pending.assign(t.data() + i, n - i);
+        return;
+      }
+    }
+    if (c == 0xc2 && i + 1 < n) {
+      const unsigned char b1 = static_cast<unsigned char>(t[i + 1]);
+      if (b1 >= 0x80 && b1 <= 0x9f) {  // a C1 control: U+0080..U+009F
+        escape_code(b1, out);
+        i += 2;
         continue;
       }
-      out += static_cast<char>(0xc2);
+    } else if (c == 0xd8 && i + 1 < n && static_cast<unsigned char>(t[i + 1]) == 0x9c) {
+      escape_code(0x061c, out);
+      i += 2;
+      continue;
+    } else if (c == 0xe2 && i + 2 < n) {
+      const unsigned char b1 = static_cast<unsigned char>(t[i + 1]), b2 = static_cast<unsigned char>(t[i + 2]);
+      const unsigned cp = ((c & 0x0fu) << 12) | ((b1 & 0x3fu) << 6) | (b2 & 0x3fu);
+      if ((b1 & 0xc0) == 0x80 && (b2 & 0xc0) == 0x80 && is_bidi_control(cp)) {
+        escape_code(cp, out);
+        i += 3;
+        continue;
+      }
     }
-    if (c == 0xc2) {
-      pending_c2 = true;
-    } else if (is_c0_or_del(c, keep_newline)) {
-      escape_byte(c, out);
-    } else {
-      out += static_cast<char>(c);
-    }
+    if (is_c0_or_del(c, keep_newline)) escape_code(c, out);
+    else out += static_cast<char>(c);
+    ++i;
   }
 }
 
 std::string escape(std::string_view s, bool keep_newline) {
   std::string out;
   out.reserve(s.size());
-  bool pending = false;
+  std::string pending;
   escape_into(s, out, keep_newline, pending);
-  if (pending) out += static_cast<char>(0xc2);
+  out += pending;  // an incomplete sequence at the end: no control, kept as it was
   return out;
 }
 
@@ -61,18 +101,18 @@ class EscapingBuf final : public std::streambuf {
   }
   std::streamsize xsputn(const char* s, std::streamsize n) override {
     std::string out;
-    escape_into(std::string_view(s, static_cast<size_t>(n)), out, true, pending_c2_);
+    escape_into(std::string_view(s, static_cast<size_t>(n)), out, true, pending_);
     if (!out.empty() && to_->sputn(out.data(), static_cast<std::streamsize>(out.size())) !=
                             static_cast<std::streamsize>(out.size()))
       return 0;
     return n;
   }
-  // A 0xC2 held back at a flush waits for the byte after it (it decides whether it is a C1).
+  // A lead byte held back at a flush waits for the bytes after it (they decide whether it is a control).
   int sync() override { return to_->pubsync(); }
 
  private:
   std::streambuf* to_;
-  bool pending_c2_ = false;
+  std::string pending_;
 };
 
 }  // namespace

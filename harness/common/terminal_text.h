@@ -1,7 +1,8 @@
 // Text from others (a child's hello, a contributed folder's machine.json, an env value) is data:
 // it never reaches the terminal as a control sequence. escape_controls() writes every C0 control
 // but newline and tab (ESC, CR, BEL, ...), DEL and every C1 control (U+0080..U+009F, UTF-8
-// C2 80..C2 9F: CSI, OSC) as "\u00XX". That spelling is also a valid JSON escape, so JSON output
+// C2 80..C2 9F: CSI, OSC) as "\u00XX", and every bidirectional control (U+061C, U+200E, U+200F,
+// U+202A..U+202E, U+2066..U+2069: they reorder how a line displays) as "\uXXXX". That spelling is also a valid JSON escape, so JSON output
 // that passes through it (a C1 byte pair inside a string) decodes to the same text.
 //
 // install_terminal_escaping() puts a filter of that kind under std::cout and std::cerr, so every

@@ -20,6 +20,8 @@
 #include "compare/folder_device.h"
 #include "compare/verify_runs.h"
 #include "common/units.h"
+#include "results/run_record.h"
+#include "results/summary_stream.h"
 
 namespace wmb::compare {
 
@@ -124,7 +126,22 @@ ResultFolder load_result_folder(const std::string& dir) {
   if (!fs::is_regular_file(summary, ec)) throw CompareError(fmt::format("{}: not a regular file", summary.string()));
   ResultFolder f;
   f.path = dir;
-  f.summary = read_json_file(summary);
+  // In bounded memory (results/summary_stream.h): each run kept with only the keys a record has
+  // (what verify_summary_against_runs compares), keys no reader knows not built at all.
+  try {
+    const std::string text = wmb::read_file(summary.string(), wmb::kMaxFolderJsonBytes, /*follow_link=*/false);
+    json runs = json::array();
+    wmb::SummaryHead head = wmb::stream_summary_json(text, summary.string(), [&](json&& run, size_t) {
+      if (run.is_object())
+        for (auto it = run.begin(); it != run.end();)
+          it = std::find(wmb::kRunKeys.begin(), wmb::kRunKeys.end(), it.key()) == wmb::kRunKeys.end() ? run.erase(it) : std::next(it);
+      runs.push_back(std::move(run));
+    });
+    f.summary = std::move(head.head);
+    if (head.has_runs) f.summary["runs"] = std::move(runs);
+  } catch (const wmb::FileError& e) {
+    throw CompareError(e.what());
+  }
   check_summary(f.summary, summary.string());
   verify_summary_against_runs(dir, f.summary);  // the records, not the digest (verify_runs.h)
   const fs::path machine = p / "machine.json";
@@ -444,7 +461,13 @@ Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, do
     };
     auto rb = ram(base), rn = ram(now);
     if (rb && rn && *rb != *rn) {
-      c.notes.push_back(fmt::format("RAM differs: {} vs {}", format_size(*rb), format_size(*rn)));
+      // Two sizes that print alike are told apart by their bytes (issue 30: "RAM differs: 125.85 GiB vs 125.85 GiB").
+      const std::string a = format_size(*rb), b = format_size(*rn);
+      if (a != b)
+        c.notes.push_back(fmt::format("RAM differs: {} vs {}", a, b));
+      else
+        c.notes.push_back(fmt::format("RAM differs by {}: {} vs {} bytes (both {})", format_size(*rb > *rn ? *rb - *rn : *rn - *rb),
+                                      *rb, *rn, a));
     }
   }
 

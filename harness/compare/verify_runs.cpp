@@ -29,7 +29,15 @@ void verify_summary_against_runs(const std::string& dir, const nlohmann::json& s
   } catch (const FileError& e) {
     throw CompareError(e.what());
   }
-  const std::string fix = fmt::format("`wmbench check {}` lists every problem; `wmbench report {}` rebuilds summary.json", dir, dir);
+  // `report` reads runs/ under the same bound (results/report.cpp): a folder past it is not one it
+  // can rebuild, so it is not sent there (issue 30).
+  const bool past_bound = rep.runs_past_bound;
+  const std::string fix =
+      past_bound ? fmt::format("`wmbench check {}` lists every problem; its run files are more than the {} bytes every "
+                               "reader (report included) takes, so no summary of them can be rebuilt: split its runs "
+                               "into folders of their own",
+                               dir, kMaxFolderJsonBytes)
+                 : fmt::format("`wmbench check {}` lists every problem; `wmbench report {}` rebuilds summary.json", dir, dir);
   if (!rep.problems.empty())
     throw CompareError(fmt::format("{}{}; {}", rep.problems.front(),
                                    rep.problems.size() > 1 ? fmt::format(" (and {} more problems)", rep.problems.size() - 1) : "",

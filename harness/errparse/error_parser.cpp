@@ -493,33 +493,47 @@ void explain_mps(const ParsedError& e, const ExplainOptions& opt, std::string& o
   }
   out += '\n';
 
-  const auto rec = implied_recommended_max(e, opt.high);
+  const double ratio = opt.ratio();
+  const auto rec = implied_recommended_max(e, ratio);
   if (rec) {
     out += fmt::format("Which limit: PyTorch's own MPS limit (HIGH watermark), not the end of RAM.\n");
-    out += fmt::format("HIGH ratio: {:g} ({})\n", opt.high,
-                       opt.high_given ? "from --high" : "assumed: PyTorch's default; pass --high RATIO if you had set PYTORCH_MPS_HIGH_WATERMARK_RATIO");
+    // The same text comes from the HIGH variable and from set_per_process_memory_fraction(F): say
+    // which ratio was used and that the limit may come from either (issue 30).
+    if (opt.fraction)
+      out += fmt::format("Limit ratio: {:g} (from --fraction: torch.mps.set_per_process_memory_fraction({:g}) replaces the "
+                         "HIGH ratio{})\n",
+                         ratio, ratio, opt.high_given ? fmt::format(", so --high {:g} was not in force", opt.high) : "");
+    else if (opt.high_given)
+      out += fmt::format("HIGH ratio: {:g} (from --high; if the code calls torch.mps.set_per_process_memory_fraction(F), "
+                         "that F replaced it: pass --fraction F)\n",
+                         ratio);
+    else
+      out += fmt::format("HIGH ratio: {:g} (assumed: PyTorch's default. The same message comes from "
+                         "PYTORCH_MPS_HIGH_WATERMARK_RATIO and from torch.mps.set_per_process_memory_fraction(F), which "
+                         "replaces HIGH: pass --high RATIO or --fraction F if either was set)\n",
+                         ratio);
     out += fmt::format("Implied recommended max working set: {} / {:g} = {}\n", format_size(*e.max_allowed_bytes),
-                       opt.high, format_size(*rec));
+                       ratio, format_size(*rec));
     const auto ram = mpsmodel::likely_ram_for_recommended(*rec);
     if (ram)
       out += fmt::format("Likely Mac RAM: {} (estimated from Apple's recommended-working-set sizes)\n", ram_class(*ram));
     else
       out += "Likely Mac RAM: unknown (no usual Mac size matches; if HIGH was not " +
-             fmt::format("{:g}", opt.high) + ", pass --high RATIO)\n";
+             fmt::format("{:g}", ratio) + ", pass --high RATIO)\n";
     out += '\n';
     const long double sug = std::roundl(static_cast<long double>(*rec) * kSuggestedWatermark);
     const uint64_t suggested = sug >= 18446744073709551615.0L ? UINT64_MAX : static_cast<uint64_t>(sug);
-    if (opt.high > 1.0) {
+    if (ratio > 1.0) {
       out += fmt::format(
           "With HIGH {:g} the limit lies above what fits in RAM: by the time PyTorch raised this error the Mac was "
           "most likely already swapping.\n",
-          opt.high);
-    } else if (opt.high <= kSuggestedWatermark) {
+          ratio);
+    } else if (ratio <= kSuggestedWatermark) {
       out += fmt::format(
           "HIGH {:g} did its job: the job stopped with a clean error. If that much memory really is free with your "
           "everyday apps open, you can raise both ratios up to about {:g} ({}); above that the job can slide into "
           "swap. Otherwise make the job smaller (batch size, resolution, one model stage at a time).\n",
-          opt.high, kSuggestedWatermark, format_size(suggested));
+          ratio, kSuggestedWatermark, format_size(suggested));
     }
     out += fmt::format(
         "For a clean error below RAM (instead of swapping), set a HIGH/LOW pair, e.g. {:g}/{:g} of the recommended "
@@ -535,7 +549,7 @@ void explain_mps(const ParsedError& e, const ExplainOptions& opt, std::string& o
         "The message says max allowed {}, but with HIGH {:g} that implies a recommended max working set of more than "
         "2^64 bytes, which no machine has: HIGH {:g} cannot have been in force. Pass the "
         "PYTORCH_MPS_HIGH_WATERMARK_RATIO you really set with --high (PyTorch's default is 1.7).\n",
-        format_size(*e.max_allowed_bytes), opt.high, opt.high);
+        format_size(*e.max_allowed_bytes), ratio, ratio);
   } else {
     out += "No \"max allowed\" in the message: either the limit was off (PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0) and "
            "Metal itself could not allocate, meaning memory really ran out (expect swap), or the message was cut "
@@ -640,7 +654,9 @@ std::string explain_text(const ParsedError& e, const ExplainOptions& opt) {
 
 nlohmann::json explain_json(const ParsedError& e, const ExplainOptions& opt) {
   nlohmann::json j = to_json(e);
-  if (const auto rec = implied_recommended_max(e, opt.high)) {
+  j["limit_ratio"] = opt.ratio();
+  j["limit_ratio_from"] = opt.fraction ? "fraction" : opt.high_given ? "high" : "default";
+  if (const auto rec = implied_recommended_max(e, opt.ratio())) {
     j["implied_recommended_max_bytes"] = *rec;
     const auto ram = mpsmodel::likely_ram_for_recommended(*rec);
     j["likely_ram_bytes"] = ram ? nlohmann::json(*ram) : nlohmann::json(nullptr);

@@ -74,6 +74,11 @@ constexpr double kSuggestedWatermark = 0.8;    // the HIGH = LOW pair suggested 
 struct ExplainOptions {
   double high = kDefaultHighWatermark;  // the HIGH ratio in force when the message was raised, > 0
   bool high_given = false;              // true when the user said so (--high), false when assumed
+  // torch.mps.set_per_process_memory_fraction(F) (--fraction): PyTorch's message is the same text,
+  // and the call replaces the high ratio (MPSHooks::setMemoryFraction -> setHighWatermarkRatio,
+  // mpsmodel/memory_fraction.h), so F, when given, is the ratio the limit came from (issue 30).
+  std::optional<double> fraction;
+  double ratio() const { return fraction ? *fraction : high; }
 };
 
 // For MpsOom with "max allowed": max allowed / HIGH (the Mac's recommended max working set).

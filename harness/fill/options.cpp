@@ -7,6 +7,7 @@
 
 #include "common/units.h"
 #include "mpsmodel/revision.h"
+#include "scenario/limits.h"
 
 namespace wmb::fill {
 namespace {
@@ -136,7 +137,11 @@ ParseOutcome parse_fill_options(int argc, const char* const* argv) {
     const auto f = wmb::parse_number(fraction);
     if (!f || !std::isfinite(*f))
       throw UsageError("invalid --memory-fraction \"" + fraction + "\": expected a finite number such as 0.8");
-    o.memory_fraction = *f;
+    try {
+      o.memory_fraction = wmb::check_memory_fraction(*f, "--memory-fraction");  // scenario/limits.h: the parent's bound
+    } catch (const wmb::UnitError& e) {
+      throw UsageError(e.what());
+    }
   }
   if (!delay.empty()) {
     auto plain = wmb::parse_number(delay);

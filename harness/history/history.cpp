@@ -3,6 +3,8 @@
 // Rendering lives in export_markdown.cpp and export_json.cpp, the command in run.cpp.
 #include "history/history.h"
 
+#include "common/child_kinds.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -74,15 +76,15 @@ std::string gib_short(uint64_t b) {
   return format_size_short(b);
 }
 
-// The child that ran (CONTRACTS.md: machine.json "child": {"kind": "native"|"python", ...};
+// The child that ran (machine.json "child": {"kind": one of child_kinds(), ...}, common/child_kinds.h;
 // folders without the key were made by the native child).
 std::string child_of(const json& m, const std::string& where) {
   auto it = m.find("child");
   if (it == m.end() || it->is_null()) return "native";
   if (!it->is_object()) throw HistoryError(fmt::format("{}: \"child\" must be an object, got {}", where, json_preview(*it)));
   const std::string kind = text_of(*it, "kind");
-  if (kind != "native" && kind != "python") {
-    throw HistoryError(fmt::format("{}: \"child\".\"kind\" must be \"native\" or \"python\", got {}", where,
+  if (!is_child_kind(kind)) {
+    throw HistoryError(fmt::format("{}: \"child\".\"kind\" must be {}, got {}", where, child_kinds_text(),
                                    it->contains("kind") ? json_preview((*it)["kind"]) : std::string("nothing")));
   }
   return kind;

@@ -56,9 +56,23 @@ Prediction predict_cell(const Cell& c, const PredictInputs& m, const FillPlan& p
   }
   const auto lim = compute_limits(p.cfg, m.recommended_max);
   if (lim.limited()) p.max_allowed = lim.max_allowed;
-  p.above_ram = !p.max_allowed || *p.max_allowed > m.ram;
-  if (m.free) p.above_free = !p.max_allowed || *p.max_allowed > *m.free;
-  if (!m.free) {
+  // The other allocations count against the limit (allocated + other + request > max allowed,
+  // MPSAllocator.mm) and are the process's memory too: at PyTorch's stop the process holds about
+  // the limit, and never less than the other allocations themselves (issue 30: --other-allocations
+  // changed only the --simulate rows, not this column nor the suggestion).
+  const uint64_t other = plan.params.other_bytes;
+  const std::optional<uint64_t> at_stop =
+      p.max_allowed ? std::optional<uint64_t>(std::max(*p.max_allowed, other)) : std::nullopt;
+  const bool no_room = p.max_allowed && other + plan.step > *p.max_allowed;
+  p.above_ram = !at_stop || *at_stop > m.ram;
+  if (m.free) p.above_free = !at_stop || *at_stop > *m.free;
+  if (m.free && !*p.above_free && no_room) {
+    p.expect = "clean_error";
+    p.no_room = true;
+    p.why = fmt::format("other allocations {} leave no room for one {} step under the limit {}: PyTorch refuses the "
+                        "first allocation, nothing is held",
+                        format_size(other), format_size(plan.step), format_size(*p.max_allowed));
+  } else if (!m.free) {
     p.expect = "unknown";
     p.why = p.above_ram ? "limit above RAM: expect swap" : "free memory unknown";
   } else if (*p.above_free) {
@@ -86,9 +100,18 @@ std::vector<Cell> default_cells() {
 
 PredictReport make_report(const PredictInputs& m, const std::string& scenario_name, const std::vector<Cell>& cells,
                           const FillPlan& plan, std::vector<std::string> warnings) {
-  PredictReport r{m, scenario_name, plan, {}, std::nullopt, std::move(warnings)};
+  PredictReport r{m, scenario_name, plan, {}, std::nullopt, std::move(warnings), false};
   for (const auto& c : cells) r.settings.push_back(predict_cell(c, m, plan));
   if (m.free) r.clean = clean_error_ratio(*m.free, m.recommended_max, kCleanMargin);
+  // A suggestion must leave room for the fill: a limit the other allocations already fill stops
+  // the first step (lower ratios only lower the limit, so there is then none).
+  if (r.clean) {
+    const uint64_t lim = static_cast<uint64_t>(*r.clean * static_cast<double>(m.recommended_max));
+    if (plan.params.other_bytes + plan.step > lim) {
+      r.clean.reset();
+      r.no_room = true;
+    }
+  }
   return r;
 }
 
@@ -137,6 +160,7 @@ std::string limits_table(const PredictReport& r) {
     std::string af = p.config_error || !p.above_free ? "-" : (*p.above_free ? "yes" : "no");
     std::string ex = p.expect == "config_error" ? "config error: " + *p.config_error
                      : p.expect == "swap"        ? "swap, no clean error"
+                     : p.expect == "clean_error" && p.no_room ? "clean PyTorch error at the first step (no room)"
                      : p.expect == "clean_error" ? "clean PyTorch error"
                                                  : "unknown";
     // A memory fraction replaces HIGH after the variables were checked (mpsmodel/memory_fraction.h).
@@ -152,6 +176,11 @@ std::string limits_table(const PredictReport& r) {
 std::string suggestion_text(const PredictReport& r) {
   const auto& m = r.inputs;
   if (!m.free) return "No suggestion: free memory unknown (use --free SIZE).\n";
+  if (!r.clean && r.no_room)
+    return fmt::format("No HIGH/LOW pair: every limit under {:.0f} % of {} free is filled by the other allocations ({}) "
+                       "before one {} step; close what holds Metal memory, or make the job's own allocations smaller.\n",
+                       kCleanMargin * 100, format_size(*m.free), format_size(r.plan.params.other_bytes),
+                       format_size(r.plan.step));
   if (!r.clean)
     return fmt::format("No HIGH/LOW pair in steps of 0.05 keeps the limit under {:.0f} % of {} free.\n",
                        kCleanMargin * 100, format_size(*m.free));
@@ -233,6 +262,7 @@ nlohmann::json render_json(const PredictReport& r) {
     s["above_free"] = p.config_error || !p.above_free ? json(nullptr) : json(*p.above_free);
     s["expect"] = p.expect;
     s["why"] = p.why;
+    s["no_room"] = p.no_room;
     s["steps"] = p.sim.steps;
     s["held_bytes"] = p.sim.held_bytes;
     s["stopped_by"] = p.sim.stopped_by;

@@ -61,6 +61,7 @@ struct Prediction {
   std::optional<bool> above_free;
   std::string expect;  // config_error | swap | clean_error | unknown
   std::string why;
+  bool no_room = false;  // the other allocations leave no room for one step under the limit
   FillSimulation sim;
 };
 
@@ -80,6 +81,7 @@ struct PredictReport {
   std::vector<Prediction> settings;
   std::optional<double> clean;  // the HIGH = LOW suggestion
   std::vector<std::string> warnings;
+  bool no_room = false;  // no suggestion because the other allocations fill every limit that fits
 };
 
 PredictReport make_report(const PredictInputs& m, const std::string& scenario_name, const std::vector<Cell>& cells,

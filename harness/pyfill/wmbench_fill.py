@@ -170,7 +170,14 @@ def parse_number(text):
             v = float.fromhex(text)  # strtod reads hexadecimal floats too
         except ValueError:
             return None
-    return v if math.isfinite(v) else None
+    if not math.isfinite(v):
+        return None
+    # Underflow, as strtod's ERANGE in harness/common/units.cpp parse_number: "0.5e-400" is not 0.0.
+    if v == 0 and any(c in "123456789" for c in text.lower().split("e")[0].split("p")[0].replace("0x", "")):
+        return None
+    if v != 0 and abs(v) < sys.float_info.min:
+        return None
+    return v
 
 
 def split_number_unit(s):
@@ -260,15 +267,26 @@ Options:
 """
 
 
+# harness/scenario/limits.h kMinMemoryFraction / kMaxMemoryFraction: the one bound of the scenario
+# reader, both children and every record reader (a test runs both children on the same values).
+MEMORY_FRACTION_MIN = 1e-9
+MEMORY_FRACTION_MAX = 1000.0
+
+
 def memory_fraction_option(text, device):
-    """--memory-fraction, as harness/fill/options.cpp: a finite number (the range is torch's to check,
-    so that its own error is what the run records)."""
+    """--memory-fraction, as harness/fill/options.cpp: a finite number, 0 or of magnitude
+    MEMORY_FRACTION_MIN..MEMORY_FRACTION_MAX (within that, the range is torch's to check, so that
+    its own error is what the run records)."""
     if device not in ("mps", "cuda"):
         raise UsageError("--memory-fraction applies only to --device mps, cuda or mps-model")
     value = parse_number(text)
     if value is None or not math.isfinite(value):
         raise UsageError('invalid --memory-fraction "%s": expected a finite number such as 0.8' % text)
-    return float(value)
+    value = float(value)
+    if not (value == 0 or MEMORY_FRACTION_MIN <= abs(value) <= MEMORY_FRACTION_MAX):
+        raise UsageError("--memory-fraction %s is outside the memory fractions wmbench runs and records: 0, or %g to %g "
+                         "(either sign)" % (text, MEMORY_FRACTION_MIN, MEMORY_FRACTION_MAX))
+    return value
 
 
 def parse_argv(argv):

@@ -18,9 +18,11 @@
 #include "scenario/limits.h"
 #include "common/json_input.h"
 #include "common/units.h"
+#include "results/check_tune.h"
 #include "results/folder_lock.h"
 #include "results/folder_schema.h"
 #include "results/report.h"
+#include "results/summary_stream.h"
 
 namespace wmb {
 namespace {
@@ -91,6 +93,21 @@ void check_numbers(Ctx& c, const std::string& rel, const RunRecord& r, const nlo
   if (r.swap_peak_bytes < r.swap_after_bytes)
     bad(fmt::format("swap_peak_bytes {} is below swap_after_bytes {}", r.swap_peak_bytes, r.swap_after_bytes));
   if (r.repeat < 1) bad(fmt::format("repeat {} is below 1 (repeats count from 1)", r.repeat));
+  // The allocator's own counts (ARCHITECTURE.md: allocator_peak_bytes is the highest
+  // allocated_bytes since the child started, so never below the last one), and no count above
+  // the largest memory a modelled Mac or a GPU has (kMaxModelBytes, 1 PiB; issue 30: 2^62 passed).
+  if (r.allocator_peak_bytes && r.allocated_bytes && *r.allocator_peak_bytes < *r.allocated_bytes)
+    bad(fmt::format("allocator_peak_bytes {} is below allocated_bytes {}: the peak is the most the allocator ever had "
+                    "allocated, so at least the last count",
+                    *r.allocator_peak_bytes, *r.allocated_bytes));
+  for (const auto& [key, v] : {std::pair<const char*, std::optional<uint64_t>>{"allocated_bytes", r.allocated_bytes},
+                               {"driver_bytes", r.driver_bytes},
+                               {"allocator_peak_bytes", r.allocator_peak_bytes},
+                               {"peak_footprint_bytes", r.peak_footprint_bytes},
+                               {"held_bytes", std::optional<uint64_t>(r.held_bytes)}})
+    if (v && *v > kMaxModelBytes)
+      bad(fmt::format("{} {} is above {}, more memory than any machine wmbench measures has", key, *v,
+                      format_size(kMaxModelBytes)));
   // Linux's swap is the swap devices machine.json counted (macOS grows its swap files on demand).
   if (machine.is_object() && machine.value("os", "") == "Linux" && machine.contains("swap_total_bytes") &&
       machine["swap_total_bytes"].is_number_unsigned()) {
@@ -122,16 +139,178 @@ void check_numbers(Ctx& c, const std::string& rel, const RunRecord& r, const nlo
     bad(fmt::format("held_bytes {} exceeds the max allowed {} that stopped it", r.held_bytes, *r.max_allowed_bytes));
 }
 
-// Rows of table.md / results.csv name each label.
-void check_tables(Ctx& c, const std::vector<RunRecord>& runs, const std::vector<NotRun>& not_run) {
+// CSV records of `t` (a quoted field may hold a comma, a quote or a newline), each a list of fields.
+std::vector<std::vector<std::string>> csv_records(const std::string& t) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, any = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const char ch = t[i];
+    any = true;
+    if (quoted) {
+      if (ch == '"' && i + 1 < t.size() && t[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        field += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+    } else if (ch == '\n') {
+      row.push_back(std::move(field));
+      field.clear();
+      rows.push_back(std::move(row));
+      row.clear();
+      any = false;
+    } else if (ch != '\r') {
+      field += ch;
+    }
+  }
+  if (any) {
+    row.push_back(std::move(field));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// results.csv compared value by value with what runs/ give (the CSV exporter's own rendering of
+// the records): README says check verifies it, and a row saying `cap` with 999 bytes held is not
+// what its record says (issue 30). Columns are matched by name, rows by index.
+void check_csv_values(Ctx& c, const std::string& text, const Report& rep) {
+  const auto got = csv_records(text);
+  const auto want = csv_records(make_csv_exporter()->render(rep));
+  if (got.empty()) {
+    c.problem("results.csv", "is empty; expected a header and a row per run");
+    return;
+  }
+  const auto& gh = got[0];
+  const auto& wh = want[0];
+  std::map<std::string, size_t> gcol;
+  for (size_t i = 0; i < gh.size(); ++i) gcol.emplace(gh[i], i);
+  if (!gcol.count("index")) {
+    c.problem("results.csv", "has no \"index\" column (`wmbench report DIR` rebuilds it)");
+    return;
+  }
+  const size_t gi = gcol["index"];
+  std::map<std::string, const std::vector<std::string>*> by_index;
+  for (size_t r = 1; r < got.size(); ++r) {
+    if (got[r].size() != gh.size()) {
+      c.problem("results.csv", fmt::format("row {} has {} fields; the header has {}", r, got[r].size(), gh.size()));
+      continue;
+    }
+    if (!by_index.emplace(got[r][gi], &got[r]).second)
+      c.problem("results.csv", fmt::format("two rows of index {}", escape_controls_line(utf8_sanitize(got[r][gi], 40))));
+  }
+  constexpr size_t kMaxNamed = 20;
+  size_t named = 0, more = 0;
+  // "setting" is the env in words (describe_env), whose wording an older wmbench had otherwise
+  // ("HIGH 0.0 alone"): a note; the env itself is checked against scenario.json. Every other
+  // column is a value of the record: a problem.
+  std::set<std::string> seen;
+  for (size_t r = 1; r < want.size(); ++r) {
+    const auto& w = want[r];
+    const std::string& idx = w[0];
+    const std::string stem = r - 1 < rep.runs.size() ? rep.runs[r - 1].file_stem() : idx;
+    seen.insert(idx);
+    auto it = by_index.find(idx);
+    if (it == by_index.end()) {
+      c.problem("results.csv", fmt::format("has no row for run {} of runs/", stem));
+      continue;
+    }
+    for (size_t k = 0; k < wh.size() && k < w.size(); ++k) {
+      auto col = gcol.find(wh[k]);
+      if (col == gcol.end()) continue;  // a column an older wmbench did not write
+      const std::string& g = (*it->second)[col->second];
+      if (g == w[k]) continue;
+      if (wh[k] == "setting") {
+        c.out.notes.push_back(fmt::format("{}: run {}: setting \"{}\" is worded \"{}\" by this wmbench (`wmbench report "
+                                          "DIR` rewrites it)",
+                                          c.f.display("results.csv"), stem, escape_controls_line(utf8_sanitize(g, 80)),
+                                          escape_controls_line(utf8_sanitize(w[k], 80))));
+        continue;
+      }
+      if (++named > kMaxNamed) {
+        ++more;
+        continue;
+      }
+      c.problem("results.csv", fmt::format("run {}: {} is \"{}\" here but \"{}\" in runs/{}.json (`wmbench report DIR` "
+                                           "rebuilds it)",
+                                           stem, wh[k], escape_controls_line(utf8_sanitize(g, 80)),
+                                           escape_controls_line(utf8_sanitize(w[k], 80)), stem));
+    }
+  }
+  if (more) c.problem("results.csv", fmt::format("and {} more values that differ from runs/", more));
+  for (const auto& [idx, row] : by_index)
+    if (!seen.count(idx))
+      c.problem("results.csv", fmt::format("has a row of index {}, which no record of runs/ has",
+                                           escape_controls_line(utf8_sanitize(idx, 40))));
+}
+
+// A Markdown table row's cells after the first (the setting, in words): the record's values.
+std::vector<std::string> value_cells(const std::string& row) {
+  std::vector<std::string> cells;
+  size_t pos = row.find(" | ");
+  while (pos != std::string::npos) {
+    const size_t next = row.find(" | ", pos + 3);
+    cells.push_back(row.substr(pos + 3, next == std::string::npos ? std::string::npos : next - pos - 3));
+    pos = next;
+  }
+  return cells;
+}
+
+// The rows of table.md that begin with LABEL's cell, other than its not-run rows.
+std::vector<std::string> table_rows_of(const std::string& t, const std::string& label) {
+  std::vector<std::string> rows;
+  const std::string head = "| `" + label + "`";
+  size_t pos = 0;
+  while (pos < t.size()) {
+    size_t end = t.find('\n', pos);
+    if (end == std::string::npos) end = t.size();
+    const std::string line = t.substr(pos, end - pos);
+    if (line.rfind(head, 0) == 0 && line.find(" | not run: ") == std::string::npos) rows.push_back(line);
+    pos = end + 1;
+  }
+  return rows;
+}
+
+// Rows of table.md / results.csv name each label, and say what the records say.
+void check_tables(Ctx& c, const Report& rep) {
+  const auto& runs = rep.runs;
+  const auto& not_run = rep.not_run;
   if (c.f.exists("table.md")) {
     try {
       const std::string t = c.f.read("table.md", kMaxReadBytes);
-      std::set<std::string> labels;
+      std::set<std::string> labels, unrun;
       for (const auto& r : runs) labels.insert(r.label);
-      for (const auto& n : not_run) labels.insert(n.label);
+      for (const auto& n : not_run) labels.insert(n.label), unrun.insert(n.label);
       for (const auto& l : labels)
         if (t.find("| `" + l + "`") == std::string::npos) c.problem("table.md", fmt::format("has no row for `{}`", l));
+      // The row of each label whose runs all have records: as the table exporter renders them.
+      const std::string want = make_table_exporter()->render(rep);
+      for (const auto& l : labels) {
+        if (unrun.count(l)) continue;
+        const auto g = table_rows_of(t, l), w = table_rows_of(want, l);
+        if (g.empty() || g == w) continue;
+        // The setting cell is words (an older wmbench's wording): a note; the other cells are values.
+        bool values_differ = g.size() != w.size();
+        for (size_t i = 0; !values_differ && i < g.size(); ++i) values_differ = value_cells(g[i]) != value_cells(w[i]);
+        if (!values_differ) {
+          c.out.notes.push_back(fmt::format("{}: the setting of `{}` is worded otherwise by this wmbench (`wmbench report "
+                                            "DIR` rewrites it)",
+                                            c.f.display("table.md"), l));
+          continue;
+        }
+        c.problem("table.md", fmt::format("the row of `{}` says \"{}\" but its records in runs/ give \"{}\" (`wmbench "
+                                          "report DIR` rebuilds it)",
+                                          l, escape_controls_line(utf8_sanitize(g.front(), 200)),
+                                          escape_controls_line(utf8_sanitize(w.empty() ? std::string() : w.front(), 200))));
+      }
     } catch (const FileError& e) {
       c.problem(e.what());
     }
@@ -151,6 +330,7 @@ void check_tables(Ctx& c, const std::vector<RunRecord>& runs, const std::vector<
       if (!t.empty() && t.back() != '\n') ++lines;
       if (lines != runs.size() + 1)
         c.problem("results.csv", fmt::format("has {} data rows; runs/ holds {} records", lines ? lines - 1 : 0, runs.size()));
+      check_csv_values(c, t, rep);
     } catch (const FileError& e) {
       c.problem(e.what());
     }
@@ -162,14 +342,42 @@ void check_summary(Ctx& c, const Report& rep) {
     c.problem("summary.json", "missing (`wmbench report DIR` writes it)");
     return;
   }
+  std::map<std::pair<std::string, int>, const RunRecord*> disk;
+  for (const auto& r : rep.runs) disk[{r.label, r.repeat}] = &r;
+  std::set<std::pair<std::string, int>> seen;
+  const std::string src = c.f.display("summary.json");
+  std::vector<std::string> unknown;
+  // Each run is checked against its record as it is read, then dropped: bounded memory
+  // (results/summary_stream.h; BENCHMARKS.md "check of a 32 MiB summary.json").
+  auto one_run = [&](nlohmann::json&& j, size_t i) {
+    const RunRecord r = run_from_json(j, src, fmt::format("runs[{}]", i), &unknown);
+    auto it = disk.find({r.label, r.repeat});
+    seen.insert({r.label, r.repeat});
+    if (it == disk.end()) {
+      c.problem("summary.json", fmt::format("holds run {} (repeat {}), which has no file in runs/", r.file_stem(), r.repeat));
+      return;
+    }
+    const nlohmann::json a = to_json(r), b = to_json(*it->second);
+    for (auto k = b.begin(); k != b.end(); ++k)
+      if (a[k.key()] != k.value())
+        c.problem("summary.json", fmt::format("run {}: \"{}\" is {} here but {} in runs/{}.json", r.file_stem(), k.key(),
+                                              json_preview(a[k.key()], 60), json_preview(k.value(), 60), it->second->file_stem()));
+  };
   SummaryFile s;
   try {
-    std::vector<std::string> unknown;
-    s = check_summary_json(c.f.read_json("summary.json", kMaxFolderJsonBytes), c.f.display("summary.json"), &unknown);
+    const std::string text = c.f.read("summary.json", kMaxFolderJsonBytes);
+    SummaryHead head = stream_summary_json(text, src, one_run);
+    if (!head.has_runs) throw InputError(fmt::format("{}: key \"runs\" is missing; expected the list of run records", src));
+    head.head["runs"] = nlohmann::json::array();  // read above, one by one
+    s = check_summary_json(head.head, src, &unknown);
+    for (const auto& k : head.unknown) unknown.push_back(k);
   } catch (const FileError& e) {
     c.problem(e.what());
     return;
   }
+  // Kept, not problems, as machine.json's are (issue 30: they got no note).
+  for (const auto& k : unknown)
+    c.out.notes.push_back(fmt::format("{}: unknown key \"{}\" kept", src, escape_controls_line(utf8_sanitize(k, 120))));
   if (!rep.machine.is_null() && s.machine != rep.machine)
     c.problem("summary.json", "its \"machine\" differs from machine.json (rebuild it with `wmbench report DIR`)");
   // The device decides what the folder is compared with (a history series): compare and history
@@ -191,22 +399,6 @@ void check_summary(Ctx& c, const Report& rep) {
   const std::string name = rep.scenario.is_object() ? rep.scenario.value("name", "") : "";
   if (!name.empty() && s.scenario != name)
     c.problem("summary.json", fmt::format("scenario \"{}\" but scenario.json names \"{}\"", s.scenario, name));
-  std::map<std::pair<std::string, int>, const RunRecord*> disk;
-  for (const auto& r : rep.runs) disk[{r.label, r.repeat}] = &r;
-  std::set<std::pair<std::string, int>> seen;
-  for (const auto& r : s.runs) {
-    auto it = disk.find({r.label, r.repeat});
-    seen.insert({r.label, r.repeat});
-    if (it == disk.end()) {
-      c.problem("summary.json", fmt::format("holds run {} (repeat {}), which has no file in runs/", r.file_stem(), r.repeat));
-      continue;
-    }
-    const nlohmann::json a = to_json(r), b = to_json(*it->second);
-    for (auto k = b.begin(); k != b.end(); ++k)
-      if (a[k.key()] != k.value())
-        c.problem("summary.json", fmt::format("run {}: \"{}\" is {} here but {} in runs/{}.json", r.file_stem(), k.key(),
-                                              json_preview(a[k.key()], 60), json_preview(k.value(), 60), it->second->file_stem()));
-  }
   for (const auto& [key, r] : disk)
     if (!seen.count(key)) c.problem("summary.json", fmt::format("lacks run {} of runs/", r->file_stem()));
 }
@@ -406,7 +598,8 @@ CheckResult check_result_folder(const std::string& dir) {
   }
   check_machine_extras(c, rep.machine);
   check_summary(c, rep);
-  check_tables(c, rep.runs, rep.not_run);
+  check_tables(c, rep);
+  check_tune_json(*f, rep, out.problems, out.notes);
   return out;
 }
 

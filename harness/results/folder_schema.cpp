@@ -1,5 +1,7 @@
 #include "results/folder_schema.h"
 
+#include "common/child_kinds.h"
+
 #include <fmt/format.h>
 
 #include "common/json_input.h"
@@ -42,7 +44,7 @@ void check_machine_json(const nlohmann::json& m, const std::string& source, cons
     md->str("revision", false, 256);
   }
   if (auto c = o.object("child")) {
-    c->choice("kind", {"native", "python", "command"});
+    c->choice("kind", child_kinds());
     c->str("program", false, 4096);
     if (auto py = c->object("python")) {
       py->str("path", false, 4096);

@@ -103,6 +103,7 @@ void load_runs(const Folder& f, Report& r) {
                                          "(which holds every record) may have; reading stops here: this file and those "
                                          "after it are left out",
                                          f.display(rel), kMaxFolderJsonBytes));
+        r.runs_past_bound = true;
         break;
       }
       total += text.size();

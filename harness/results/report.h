@@ -32,6 +32,9 @@ struct Report {
   // Cells that several run files hold (each message names every copy; also in problems): all
   // copies are left out of runs, and --resume refuses the folder.
   std::vector<std::string> duplicates;
+  // runs/ holds more run files than summary.json may (kMaxFolderJsonBytes together): reading
+  // stopped there, and no `report` can rebuild a summary of them all.
+  bool runs_past_bound = false;
 };
 
 // One output format of a report (summary.json, table.md, results.csv, ...).

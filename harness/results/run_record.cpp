@@ -6,6 +6,7 @@
 #include "common/json_input.h"
 #include "common/utf8.h"
 #include "scenario/scenario.h"
+#include "scenario/limits.h"
 
 namespace wmb {
 namespace {
@@ -173,7 +174,14 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
     if (r.warnings[i].size() > kMaxRecordWarningBytes)
       o.fail(fmt::format("warnings[{}]", i), fmt::format("is {} bytes; a warning is at most {} bytes", r.warnings[i].size(),
                                                          kMaxRecordWarningBytes));
-  r.memory_fraction = o.number("memory_fraction", -1e300, 1e300);
+  r.memory_fraction = o.number("memory_fraction", -kMaxMemoryFraction, kMaxMemoryFraction);
+  if (r.memory_fraction) {
+    try {
+      (void)check_memory_fraction(*r.memory_fraction, "value");  // scenario/limits.h: the bound the writer had
+    } catch (const UnitError& e) {
+      o.fail("memory_fraction", e.what());
+    }
+  }
   if (unknown)
     for (auto& k : o.unknown_keys(kRunKeys)) unknown->push_back(k);
   return r;

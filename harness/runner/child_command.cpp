@@ -22,7 +22,7 @@ class CommandChild final : public FillChild {
   // The job takes no fill flags: the cell is its environment.
   std::vector<std::string> argv(const std::vector<std::string>& /*flags*/) const override { return argv_; }
   nlohmann::json describe() const override {
-    return {{"kind", "command"}, {"program", argv_[0]}, {"command", argv_}, {"python", nullptr}};
+    return {{"kind", kCommandChild}, {"program", argv_[0]}, {"command", argv_}, {"python", nullptr}};
   }
   std::string program() const override { return argv_[0]; }
   std::string cannot_start(const std::string& why) const override {

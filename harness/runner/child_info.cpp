@@ -52,7 +52,7 @@ ChildHello ask_child_hello(ChildChoice choice, double timeout_s) {
     if (!choice.fill_path.empty() || !choice.python.empty()) throw;
     h.error = e.what();
     h.program = find_fill("");
-    h.child = {{"kind", "native"}, {"program", h.program}, {"python", nullptr}};
+    h.child = {{"kind", kNativeChild}, {"program", h.program}, {"python", nullptr}};
     return h;
   }
   h.child = child->describe();

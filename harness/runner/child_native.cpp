@@ -22,7 +22,7 @@ class NativeFillChild final : public FillChild {
     return a;
   }
   nlohmann::json describe() const override {
-    return {{"kind", "native"}, {"program", path_}, {"python", nullptr}};
+    return {{"kind", kNativeChild}, {"program", path_}, {"python", nullptr}};
   }
   std::string program() const override { return path_; }
   std::string cannot_start(const std::string& why) const override {

@@ -51,7 +51,7 @@ class PythonFillChild final : public FillChild {
     return env;
   }
   nlohmann::json describe() const override {
-    return {{"kind", "python"}, {"program", script_}, {"python", {{"path", py_.path}, {"version", py_.version}}}};
+    return {{"kind", kPythonChild}, {"program", script_}, {"python", {{"path", py_.path}, {"version", py_.version}}}};
   }
   std::string program() const override { return script_; }
   std::string cannot_start(const std::string& why) const override {

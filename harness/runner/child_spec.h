@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/child_kinds.h"
 #include "mpsmodel/watermark.h"
 #include "scenario/scenario.h"
 

@@ -24,7 +24,8 @@ std::string why_not_run(const SessionEnd& end) {
 int finish(const RunnerOptions& opts, Prepared& prep, const SessionEnd& end, std::ostream& out, std::ostream& err) {
   const std::string& dir = prep.dir;
   // A folder of the user's own command resumes only with --command (cli/run_setup.cpp).
-  const std::string resume = "wmbench run --resume " + dir + (opts.scenario.program == "command" ? " --command" : "");
+  // A tune folder continues with `tune --resume` only: `run --resume` would not go on with the search.
+  const std::string resume = "wmbench " + opts.resume_verb + " --resume " + dir + (opts.scenario.program == "command" ? " --command" : "");
   int exit_code = end.exit_code;
   prep.machine["ended_utc"] = utc_now_iso();
   if (!end.write_error.empty()) {

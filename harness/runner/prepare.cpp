@@ -5,7 +5,9 @@
 
 #include "build_info.h"
 #include "common/files.h"
+#include "common/terminal_text.h"
 #include "common/units.h"
+#include "common/utf8.h"
 #include "results/folder_schema.h"
 #include "results/report.h"
 #include "runner/device_here.h"
@@ -150,11 +152,16 @@ void refuse_other_child(const nlohmann::json& previous, const std::string& now, 
   const std::string was = kind->get<std::string>();
   if (was == now) return;
   std::string how = "without --python";
+  if (was == "command") how = "with --command and the command you mean to run (read its scenario.json first)";
   if (was == "python") {
+    // The folder's interpreter is a path from a file: named as what the folder says, never as a
+    // ready-to-paste `--python PATH` that would run it (issue 30).
     const auto py = c->find("python");
     how = py != c->end() && py->is_object() && py->contains("path") && (*py)["path"].is_string()
-              ? "with --python " + (*py)["path"].get<std::string>()
-              : "with --python";
+              ? fmt::format("with --python and an interpreter you chose yourself (its machine.json names \"{}\", a path "
+                            "from the folder: read what it is before you run it)",
+                            escape_controls_line(utf8_sanitize((*py)["path"].get<std::string>(), 200)))
+              : "with --python and an interpreter you chose yourself";
   }
   throw RunRefused(fmt::format("--resume {}: it was run by the {} child, this session would run the {} child; resume it "
                                "{} (a folder holds one kind of child)",

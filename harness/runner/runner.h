@@ -26,6 +26,7 @@ struct RunnerOptions {
   std::optional<uint64_t> ram_limit;      // Linux sandbox
   bool force = false;                     // allow a cpu run whose cap exceeds free memory
   std::string resume_dir;                 // run only what is not finished there
+  std::string resume_verb = "run";        // the subcommand whose --resume continues the folder (tune: "tune")
   std::optional<uint64_t> recommended_max;  // mps-model: the modelled Mac's recommended max
   std::optional<uint64_t> model_mac_ram;    // mps-model: the Mac that is modelled (default the write-up's 48 GiB)
   std::string model_revision = "current";   // mps-model: the PyTorch release modelled (mpsmodel/revision.h)

@@ -39,35 +39,11 @@ int64_t swap_growth(const RunRecord& r) {
   return static_cast<int64_t>(r.swap_after_bytes) - static_cast<int64_t>(r.swap_before_bytes);
 }
 
-// The folder's runs as the policy's input, and tune.json's probes (every run, in order).
-std::vector<TuneRun> runs_of(const Report& rep, const TunePolicy& p, std::vector<nlohmann::json>& probes) {
-  std::vector<TuneRun> runs;
-  probes.clear();
-  for (const auto& r : rep.runs) {
-    const auto high = env_ratio(r, kHigh);
-    if (!high) continue;  // not a probe of this search
-    const double low = env_ratio(r, kLow).value_or(*high);
-    TuneRun t{*high, low, r.stopped_by, swap_growth(r)};
-    const bool counted = finished_run(r);
-    const nlohmann::json peak = r.peak_footprint_bytes ? nlohmann::json(*r.peak_footprint_bytes) : nlohmann::json(nullptr);
-    probes.push_back({{"run", r.index},
-                      {"label", r.label},
-                      {"high", tune_round(*high)},
-                      {"low", tune_round(low)},
-                      {"stopped_by", r.stopped_by},
-                      {"detail", r.detail},
-                      {"swap_growth_bytes", t.swap_growth},
-                      {"held_bytes", r.held_bytes},
-                      {"peak_footprint_bytes", peak},
-                      {"max_allowed_bytes", r.max_allowed_bytes ? nlohmann::json(*r.max_allowed_bytes) : nlohmann::json(nullptr)},
-                      {"clean", counted && run_is_clean(p, t)},
-                      {"counted", counted}});
-    if (counted) runs.push_back(t);
-  }
-  return runs;
-}
-
 Cell probe_cell(size_t n, const TuneStep& step) {
+  // The ratios the child will really see: never one that switches the limit off (the policy was
+  // checked after rounding; this is the last word before a run).
+  if (const std::string why = tune_setting_problem(step.high, step.low); !why.empty())
+    throw RunRefused("tune would probe HIGH " + ratio_text(step.high) + " LOW " + ratio_text(step.low) + ": " + why, 2);
   Cell c;
   c.label = fmt::format("t{:02}-high-{}-low-{}", n, ratio_text(step.high), ratio_text(step.low));
   c.env = {{kHigh, ratio_text(step.high)}, {kLow, ratio_text(step.low)}};
@@ -102,10 +78,45 @@ void say_plan(const TuneOptions& o, const TuneSummary& s, std::ostream& out) {
 
 }  // namespace
 
+// The folder's runs as the policy's input, and tune.json's probes (every run, in order).
+std::vector<TuneRun> tune_runs_of(const Report& rep, const TunePolicy& p, std::vector<nlohmann::json>& probes) {
+  std::vector<TuneRun> runs;
+  probes.clear();
+  for (const auto& r : rep.runs) {
+    const auto high = env_ratio(r, kHigh);
+    if (!high) continue;  // not a probe of this search
+    const double low = env_ratio(r, kLow).value_or(*high);
+    // A record whose ratios, as the search uses them, are no setting it may run (HIGH 0.0: no
+    // limit), or lie outside the bracket, is not a probe of this search: a hostile or edited
+    // folder's record never becomes the answer (tune_setting_problem).
+    if (!tune_setting_problem(*high, low).empty() || tune_round(*high) < tune_round(p.bottom) ||
+        tune_round(*high) > tune_round(p.top))
+      continue;
+    TuneRun t{*high, low, r.stopped_by, swap_growth(r)};
+    const bool counted = finished_run(r);
+    const nlohmann::json peak = r.peak_footprint_bytes ? nlohmann::json(*r.peak_footprint_bytes) : nlohmann::json(nullptr);
+    probes.push_back({{"run", r.index},
+                      {"label", r.label},
+                      {"high", tune_round(*high)},
+                      {"low", tune_round(low)},
+                      {"stopped_by", r.stopped_by},
+                      {"detail", r.detail},
+                      {"swap_growth_bytes", t.swap_growth},
+                      {"held_bytes", r.held_bytes},
+                      {"peak_footprint_bytes", peak},
+                      {"max_allowed_bytes", r.max_allowed_bytes ? nlohmann::json(*r.max_allowed_bytes) : nlohmann::json(nullptr)},
+                      {"clean", counted && run_is_clean(p, t)},
+                      {"counted", counted}});
+    if (counted) runs.push_back(t);
+  }
+  return runs;
+}
+
 int run_tune(TuneOptions o, std::ostream& out, std::ostream& err) {
   install_interrupt_handlers();
   auto probe = make_platform_probe();
   RunnerOptions& opts = o.run;
+  opts.resume_verb = "tune";  // what finish suggests after Ctrl-C (issue 30: it said `run --resume` too)
   TuneSummary sum;
   try {
     std::unique_ptr<HeldFolder> held;
@@ -158,7 +169,7 @@ int run_tune(TuneOptions o, std::ostream& out, std::ostream& err) {
     SessionEnd end = run_all(opts, plan, prep, *probe, err);
     const int bound = max_tune_settings(o.policy) * o.policy.repeat + 2;
     for (int n = 0; going_on(end) && n < bound; ++n) {
-      const std::vector<TuneRun> runs = runs_of(load_report(prep.dir), o.policy, sum.probes);
+      const std::vector<TuneRun> runs = tune_runs_of(load_report(prep.dir), o.policy, sum.probes);
       const TuneStep step = next_tune_step(o.policy, runs);
       folder.write_json("tune.json", tune_json(sum));
       if (step.done) {
@@ -173,7 +184,7 @@ int run_tune(TuneOptions o, std::ostream& out, std::ostream& err) {
       end = run_all(opts, plan_of_last(opts.scenario), prep, *probe, err);
     }
     const int code = finish(opts, prep, end, out, err);
-    runs_of(load_report(prep.dir), o.policy, sum.probes);
+    tune_runs_of(load_report(prep.dir), o.policy, sum.probes);
     sum.said = tune_answer_text(sum);
     folder.write_json("tune.json", tune_json(sum));
     const std::string readme = folder.exists("README.md") ? folder.read("README.md") : "";

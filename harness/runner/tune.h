@@ -28,6 +28,13 @@ struct TuneOptions {
 // the search ended without an answer; 2 bad input; 128+N when interrupted (resume with --resume DIR).
 int run_tune(TuneOptions o, std::ostream& out, std::ostream& err);
 
+struct Report;
+// A tune folder's records as the policy's input (the records that are probes of this search:
+// a HIGH ratio that is a setting tune may run, inside the bracket; interrupted and not-started
+// runs are not counted), and tune.json's "probes" (every such record, in order) into `probes`.
+// tune.cpp's loop and `wmbench check` (results/check_tune.cpp) read a folder the same way.
+std::vector<TuneRun> tune_runs_of(const Report& rep, const TunePolicy& p, std::vector<nlohmann::json>& probes);
+
 // tune_report.cpp: what a tune folder says.
 struct TuneSummary {
   TunePolicy policy;

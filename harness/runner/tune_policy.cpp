@@ -28,6 +28,31 @@ std::string tune_policy_problem(const TunePolicy& p) {
     return fmt::format("the tolerance {} bytes is above 2^62 bytes, the largest size a folder holds", p.tolerance);
   if (!(p.low_factor > 0 && p.low_factor <= 1))
     return fmt::format("--low {} must be above 0 and at most 1 (LOW = factor x HIGH; PyTorch refuses LOW above HIGH)", p.low_factor);
+  // As the probes use them: rounded to 3 decimals.
+  const double bottom = tune_round(p.bottom), top = tune_round(p.top);
+  if (const std::string why = tune_setting_problem(bottom, tune_low(p, bottom)); !why.empty())
+    return fmt::format("the bracket's bottom {} with --low {}: {}", p.bottom, p.low_factor, why);
+  if (const std::string why = tune_setting_problem(top, tune_low(p, top)); !why.empty())
+    return fmt::format("the bracket's top {} with --low {}: {}", p.top, p.low_factor, why);
+  if (!(bottom < top))
+    return fmt::format("the bracket {},{} is one setting once rounded to 3 decimals ({}); give a wider bracket", p.bottom, p.top,
+                       ratio_text(bottom));
+  return "";
+}
+
+std::string tune_setting_problem(double high, double low) {
+  const double h = tune_round(high), l = tune_round(low);
+  const double hi = mpsmodel::kHighUpperBound;
+  if (!(h > 0))
+    return fmt::format("HIGH {} is {} to the 3 decimals tune uses; 0.0 switches PyTorch's limit off, so it is never a "
+                       "probe or an answer (give ratios of at least 0.001)",
+                       high, ratio_text(h));
+  if (!(h <= hi)) return fmt::format("HIGH {} is above {}, the highest HIGH PyTorch accepts", ratio_text(h), hi);
+  if (!(l > 0))
+    return fmt::format("LOW {} is {} to the 3 decimals tune uses; LOW 0.0 switches PyTorch's low watermark off, so it is "
+                       "never a probe or an answer (a larger --low factor, or a higher bracket)",
+                       low, ratio_text(l));
+  if (!(l <= h)) return fmt::format("LOW {} is above HIGH {} (PyTorch refuses LOW above HIGH)", ratio_text(l), ratio_text(h));
   return "";
 }
 

@@ -34,8 +34,17 @@ struct TunePolicy {
 
 // Why `p` cannot be searched ("" when it can): 0 < bottom < top <= 2.0 (PyTorch refuses a HIGH
 // above 2.0; 0.0 switches the limit off, so it is never a probe), 0 < resolution < top - bottom,
-// 1 <= repeat <= 20, 0 < low_factor <= 1 (PyTorch refuses LOW > HIGH).
+// 1 <= repeat <= 20, 0 < low_factor <= 1 (PyTorch refuses LOW > HIGH). The ratios are checked as
+// the probes use them, after tune_round (issue 30: --bracket 0.0004,1 passed "above 0", then
+// probed and recommended HIGH 0.0): the rounded bottom and top, and LOW at the rounded bottom
+// (--low 0.0009 gives LOW 0.0 there), are each a setting tune_setting_problem accepts.
 std::string tune_policy_problem(const TunePolicy& p);
+
+// Why HIGH/LOW, as a probe or an answer would use them (rounded to 3 decimals), is not a setting
+// tune may run or recommend ("" when it is): 0 < HIGH <= 2.0 and 0 < LOW <= HIGH. 0.0 switches
+// PyTorch's limit off (MPSAllocator.mm: HIGH 0.0 is no limit; LOW 0.0 no low watermark), the
+// opposite of what tune is for.
+std::string tune_setting_problem(double high, double low);
 
 // Most settings the search probes: 2 + ceil(log2((top - bottom) / resolution)).
 int max_tune_settings(const TunePolicy& p);

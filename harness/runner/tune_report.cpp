@@ -4,6 +4,7 @@
 #include "common/files.h"
 #include "common/json_input.h"
 #include "common/units.h"
+#include "common/utf8.h"
 #include "runner/tune.h"
 
 namespace wmb {
@@ -11,9 +12,53 @@ namespace wmb {
 std::string tune_export_line(const TuneSummary& s) {
   if (!s.end || !s.end->answer) return "";
   const double high = *s.end->answer;
+  // Never an export line that switches the limit off (tune_setting_problem): no line at all.
+  if (!tune_setting_problem(high, tune_low(s.policy, high)).empty()) return "";
   return fmt::format("export PYTORCH_MPS_HIGH_WATERMARK_RATIO={} PYTORCH_MPS_LOW_WATERMARK_RATIO={}", ratio_text(high),
                      ratio_text(tune_low(s.policy, high)));
 }
+
+namespace {
+
+// What the bottom of the bracket's unclean run did, in words, and whether it was memory (the guard,
+// or swap past the tolerance) or the job's own failure (issue 30: a command that exited 1 was
+// said to have "swapped or was stopped by the guard").
+struct Unclean {
+  std::string what;
+  bool memory = true;
+};
+
+Unclean bottom_unclean(const TuneSummary& s) {
+  const double bottom = tune_round(s.policy.bottom);
+  for (const auto& pr : s.probes) {
+    if (!pr.is_object() || pr.value("clean", true) || !pr.value("counted", false)) continue;
+    if (tune_round(pr.value("high", -1.0)) != bottom) continue;
+    const std::string by = pr.value("stopped_by", std::string("?"));
+    std::string detail = utf8_sanitize(pr.value("detail", std::string()), 160);
+    detail = detail.substr(0, detail.find('\n'));
+    const std::string run = fmt::format("run {}", pr.value("run", 0));
+    const int64_t growth = pr.value("swap_growth_bytes", int64_t{0});
+    if (by == "guard") return {fmt::format("{} was stopped by the guard: {}", run, detail), true};
+    if (by == "pytorch" || by == "finished" || by == "cap")
+      return {fmt::format("{} ended by {} but swap grew {}, over the tolerance of {}", run, by,
+                          format_size(static_cast<uint64_t>(growth > 0 ? growth : 0)), format_size(s.policy.tolerance)),
+              true};
+    if (by == "timeout") return {fmt::format("{} ran past the timeout ({})", run, detail), true};
+    return {fmt::format("{} ended as `{}`{}{}", run, by, detail.empty() ? "" : ": ", detail), false};
+  }
+  return {"it swapped or was stopped by the guard", true};
+}
+
+// The memory the search's answer holds for: a sandbox's size when the runs saw one (issue 30: the
+// machine's free memory was quoted, which the runs never had), else the free memory at the start.
+std::string free_text(const TuneSummary& s) {
+  if (s.sandbox_bytes)
+    return fmt::format("the {} sandbox the runs saw (standing for a Mac's free memory; this machine had {} free)",
+                       format_size(*s.sandbox_bytes), format_size(s.free_bytes_at_start));
+  return format_size(s.free_bytes_at_start) + " free";
+}
+
+}  // namespace
 
 std::string tune_answer_text(const TuneSummary& s) {
   const TunePolicy& p = s.policy;
@@ -23,20 +68,27 @@ std::string tune_answer_text(const TuneSummary& s) {
   switch (s.end->outcome) {
     case TuneOutcome::NothingToSet:
       return fmt::format("Nothing to set: even HIGH {} (the top of the bracket; PyTorch's default HIGH is 1.7) ends cleanly "
-                         "here, with the {} that were free at the start.",
-                         ratio_text(p.top), free);
-    case TuneOutcome::NoSafeSetting:
+                         "here, with {} at the start.",
+                         ratio_text(p.top), free_text(s));
+    case TuneOutcome::NoSafeSetting: {
+      const Unclean u = bottom_unclean(s);
+      if (!u.memory)
+        return fmt::format("No safe setting found: even HIGH {} (the bottom of the bracket) did not end cleanly, and not "
+                           "for memory: {}. A lower bracket or closing apps will not change that; see that run's "
+                           "stderr.log in runs/, fix the job, and run `wmbench tune` again.",
+                           ratio_text(p.bottom), u.what);
       return fmt::format("No safe setting with the apps open now: even HIGH {} (the bottom of the bracket) did not end "
-                         "cleanly (it swapped or was stopped by the guard). {} were free at the start: close apps and "
-                         "run `wmbench tune` again, or try a lower bracket (--bracket).",
-                         ratio_text(p.bottom), free);
+                         "cleanly ({}). With {} at the start: close apps and run `wmbench tune` again, or try a lower "
+                         "bracket (--bracket).",
+                         ratio_text(p.bottom), u.what, free_text(s));
+    }
     case TuneOutcome::Found:
     case TuneOutcome::OutOfProbes: {
       const std::string above = s.end->lowest_unclean ? fmt::format("; HIGH {} did not", ratio_text(*s.end->lowest_unclean)) : "";
-      return fmt::format("Set HIGH {} (LOW {}): the highest setting measured to end cleanly{}{}. With {} free at the start:\n  {}",
+      return fmt::format("Set HIGH {} (LOW {}): the highest setting measured to end cleanly{}{}. With {} at the start:\n  {}",
                          ratio_text(*s.end->answer), ratio_text(tune_low(p, *s.end->answer)), above,
                          s.end->outcome == TuneOutcome::OutOfProbes ? " (the bound on probes was reached before the resolution)" : "",
-                         free, tune_export_line(s));
+                         free_text(s), tune_export_line(s));
     }
   }
   return "";

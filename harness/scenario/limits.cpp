@@ -38,6 +38,16 @@ unsigned long long check_other_bytes(unsigned long long bytes, const std::string
   return bytes;
 }
 
+double check_memory_fraction(double f, const std::string& what) {
+  const double m = f < 0 ? -f : f;
+  if (!(f == 0 || (m >= kMinMemoryFraction && m <= kMaxMemoryFraction)))
+    throw UnitError(fmt::format("{} {} is outside the memory fractions wmbench runs and records: 0, or {} to {} (either "
+                                "sign; PyTorch itself takes 0 to 2 on MPS, 0 to 1 on CUDA, and its refusal of a value in "
+                                "this bound is what the run records)",
+                                what, f, kMinMemoryFraction, kMaxMemoryFraction));
+  return f;
+}
+
 double check_interval(double seconds, const std::string& what) {
   if (!(seconds >= kMinIntervalSeconds))
     throw UnitError(fmt::format("{} {} s is below the smallest interval of {} s", what, seconds, kMinIntervalSeconds));

@@ -32,6 +32,19 @@ unsigned long long check_model_bytes(unsigned long long bytes, const std::string
 // other + a step never overflows.
 unsigned long long check_other_bytes(unsigned long long bytes, const std::string& what);
 
+// A cell's "memory_fraction" (torch.mps/torch.cuda.set_per_process_memory_fraction): 0, or a
+// magnitude from kMinMemoryFraction to kMaxMemoryFraction, either sign. The same bound for the
+// scenario reader (scenario.cpp), both children's argument parsers (fill/options.cpp and
+// pyfill/wmbench_fill.py, whose MEMORY_FRACTION_MIN/MAX must equal these), the run record's reader
+// (run_record.cpp) and so every folder reader (issue 30: 1e308 ran and its record was then
+// refused; 1e-320 ran and the child refused its argument). PyTorch's own range (0..2 on MPS, 0..1
+// on CUDA) is left to PyTorch inside this bound, so that its refusal is what a run records. Below
+// 1e-9 no modelled Mac (at most kMaxModelBytes) allows a MiB; a JSON number that underflows a
+// double (0.5e-400) is refused by the loader (json_input.h) as one that overflows is.
+constexpr double kMinMemoryFraction = 1e-9;
+constexpr double kMaxMemoryFraction = 1000.0;
+double check_memory_fraction(double f, const std::string& what);
+
 // 0..100 and a number (NaN is refused: every comparison with it is false).
 double check_percent(double v, const std::string& what);
 // 1..kMaxRepeats

@@ -2,6 +2,7 @@
 
 #include "common/files.h"
 #include "common/json_input.h"
+#include "common/units.h"
 #include "common/utf8.h"
 #include "mpsmodel/memory_fraction.h"
 #include "mpsmodel/watermark.h"
@@ -343,7 +344,11 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
                  fmt::format("value {} is a {}; expected a number such as 0.8 (torch.mps/torch.cuda "
                              "set_per_process_memory_fraction)",
                              Validator::show(f), f.type_name()));
-      cell.memory_fraction = f.get<double>();
+      try {
+        cell.memory_fraction = check_memory_fraction(f.get<double>(), "value");
+      } catch (const UnitError& e) {
+        val.fail(where + ".memory_fraction", e.what());
+      }
     }
     if (c.contains("env")) {
       const auto& e = c["env"];

@@ -305,8 +305,11 @@ TEST(CommandTune, EdgeAnswersAreSaidPlainly) {
   const auto never = script(t.path, "never.sh", "#!/bin/sh\nexit 9\n");
   r = wmbench({"tune", job_scenario(t.path), "--command", "--no-plots", "--out", t.path + "/b", "--", never});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_TRUE(has(r.out, "No safe setting with the apps open now")) << r.out;
-  EXPECT_TRUE(has(r.out, "free at the start")) << r.out;
+  // A job that fails on its own (exit 9) is no memory stop (issue 30: it was said to have swapped).
+  EXPECT_TRUE(has(r.out, "No safe setting found")) << r.out;
+  EXPECT_TRUE(has(r.out, "not for memory")) << r.out;
+  EXPECT_TRUE(has(r.out, "ended as `exited`")) << r.out;
+  EXPECT_FALSE(has(r.out, "swapped or was stopped by the guard")) << r.out;
   const auto tj = read_json(only_result_dir(t.path + "/b") + "/tune.json");
   EXPECT_EQ(tj["outcome"], "no_safe_setting");
   EXPECT_TRUE(tj["answer"].is_null());

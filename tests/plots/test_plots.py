@@ -219,6 +219,27 @@ class TracesTest(PlotTestCase):
             "18.5 GiB  ·  swap n/a",
         ])
 
+    def test_footprint_line_ends_at_the_childs_end(self):
+        """Issue 30: a sample taken after the child exited read footprint 0 while held stayed flat."""
+        sys.path.insert(0, PLOTS)
+        try:
+            import traces
+        finally:
+            sys.path.remove(PLOTS)
+        g = 1 << 30
+        samples = [{"t": 0.5, "footprint": g, "held": g}, {"t": 1.0, "footprint": 2 * g, "held": 2 * g},
+                   {"t": 1.5, "footprint": 0, "held": 2 * g}]  # the child is gone: a zombie's 0
+        run = {"duration_s": 1.4, "_trace": {"samples": samples, "events": [], "ended": True, "bad_lines": 0}}
+        ser = traces._series(run)
+        self.assertEqual(ser["footprint"], [1.0, 2.0, None])
+        self.assertEqual(ser["held"][-1], 2.0)
+        # Unlisted: a reading after duration_s that is not 0 (the pid reused, a late sample) is cut too,
+        # and a 0 inside the run (before its end) stays a reading.
+        samples[2]["footprint"] = g // 2
+        samples[0]["footprint"] = 0
+        ser = traces._series(run)
+        self.assertEqual(ser["footprint"], [0.0, 2.0, None])
+
     def test_without_summary(self):
         """An interrupted matrix has runs/*.json but no summary.json yet."""
         d = self.copy_of(BASE)

@@ -262,7 +262,7 @@ TEST(History, BadInputIsExit2NamingTheFolder) {
   }
   auto badchild = run({(tmp / "badchild").string()});
   EXPECT_EQ(badchild.rc, 2);
-  EXPECT_NE(badchild.err.find("\"child\".\"kind\" must be \"native\" or \"python\""), std::string::npos) << badchild.err;
+  EXPECT_NE(badchild.err.find("\"child\".\"kind\" must be \"native\", \"python\" or \"command\""), std::string::npos) << badchild.err;
 
   EXPECT_EQ(run({good, good + "/"}).rc, 2);  // the same folder twice
   // `results/*` names results/README.md too: a plain file is said and skipped, alone it is exit 2.
