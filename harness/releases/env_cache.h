@@ -1,8 +1,9 @@
 // Python environments with one torch release each, made once and cached for `wmbench releases`:
 // $XDG_CACHE_HOME/wmbench/envs/torch-<version>-py<X.Y>-<arch>/ (else ~/.cache/wmbench/envs).
 //
-// Made with uv when it is on PATH (`uv venv`, `uv pip install`), else `PYTHON -m venv` and the
-// env's own pip; pip's index options are passed through as argv elements (never a shell). Each
+// Made with uv when it is on PATH (`uv venv`, `uv pip install`), else `PYTHON -m venv
+// --without-pip` and PYTHON's own pip (`pip --python ENV/bin/python`, pip 22.3+), else `PYTHON -m
+// venv` and the env's own pip; pip's index options are passed through as argv elements (never a shell). Each
 // env is built in a temporary folder beside the cache's envs and renamed into place only after
 // the install and an `import torch` of the asked release succeeded: a failed, interrupted or
 // partial install is removed, never cached. A lock per env (flock on <key>.lock: exclusive while
@@ -93,6 +94,7 @@ class EnvCache {
 
  private:
   int lock_file(const std::string& key);
+  bool base_pip_takes_python();  // the base's pip is 22.3+ (pip --python ENV_PYTHON install ...)
   void make(const std::string& key, const std::string& version, const std::string& final_dir);
   void run_step(const std::vector<std::string>& argv, const std::string& log, const std::string& tmp,
                 const std::string& what, const std::string& step);
@@ -102,6 +104,7 @@ class EnvCache {
   std::string uv_;
   std::ostream& out_;
   std::vector<int> lock_fds_;
+  bool base_pip_checked_ = false, base_pip_python_ = false;
 };
 
 }  // namespace wmb::releases

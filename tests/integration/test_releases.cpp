@@ -43,11 +43,12 @@ struct Bench {
   Tmp t;
   std::string cache = t.path + "/cache", wheels = t.path + "/wheels", out = t.path + "/out";
 
-  void wheel(const std::string& version, uint64_t limit = 0, const std::string& says = "") {
+  void wheel(const std::string& version, uint64_t limit = 0, const std::string& says = "", uint64_t pad = 0) {
     std::vector<std::string> a = {WMBENCH_TORCH_PYTHON, "-I", std::string(WMBENCH_SOURCE_DIR) + "/tests/integration/standin_torch_wheel.py",
                                   "--version", version, "--out", wheels, "--real", real_torch_init()};
     if (limit) a.insert(a.end(), {"--limit", std::to_string(limit)});
     if (!says.empty()) a.insert(a.end(), {"--says", says});
+    if (pad) a.insert(a.end(), {"--pad", std::to_string(pad)});
     auto r = run(a);
     ASSERT_EQ(r.status, 0) << r.out << r.err;
   }
@@ -140,7 +141,7 @@ TEST(ReleasesStandIns, TwoReleasesOnTheModelGiveAFolderAChartAndExit0AndTheirEnv
 
   // A second call reuses both; --model-revision names one revision for all.
   fs::remove_all(b.out);
-  r = wmbench(cat(cat({"releases", "2.11", "2.12", "--out", b.out, "--no-plots", "--model-revision", "current"}, kModel), b.index()),
+  r = wmbench(cat(cat({"releases", "2.11", "2.12", "--out", b.out, "--no-plots", "--model-revision", "current", "--only", "high-1.0-low-1.0"}, kModel), b.index()),
               b.opts());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_FALSE(has(r.out, "making the environment")) << r.out;
@@ -153,7 +154,7 @@ TEST(ReleasesStandIns, TwoReleasesOnTheModelGiveAFolderAChartAndExit0AndTheirEnv
   // --refresh 2.12 remakes that one only.
   fs::remove_all(b.out);
   ::sleep(1);  // made_utc has one-second resolution
-  r = wmbench(cat(cat({"releases", "2.11", "2.12", "--out", b.out, "--no-plots", "--refresh", "2.12"}, kModel), b.index()), b.opts());
+  r = wmbench(cat(cat({"releases", "2.11", "2.12", "--out", b.out, "--no-plots", "--refresh", "2.12", "--only", "high-1.0-low-1.0"}, kModel), b.index()), b.opts());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(made_utc(e11), m11);
   EXPECT_NE(made_utc(e12), m12);
@@ -196,7 +197,7 @@ TEST(ReleasesStandIns, ResumeRunsOnlyTheReleasesThatDidNotFinish) {
   Bench b;
   b.wheel("2.11.0");
   b.wheel("2.13.0");
-  auto r = wmbench(cat(cat({"releases", "2.11", "2.13", "--out", b.out, "--no-plots"}, kModel), b.index()), b.opts());
+  auto r = wmbench(cat(cat({"releases", "2.11", "2.13", "--out", b.out, "--no-plots", "--only", "default,high-0.5-low-0.5"}, kModel), b.index()), b.opts());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const std::string dir = b.only_releases_dir();
   // As a session stopped before its second release leaves it.
@@ -319,13 +320,13 @@ TEST(ReleasesBadInput, CtrlCDuringAnInstallLeavesNoHalfMadeEnvAndASecondRunIsRef
   EXPECT_FALSE(fs::exists(b.out));
 }
 
-// A disk that fills while the env is made (a 16 MiB tmpfs as the cache, as root; a venv with pip
-// needs about 25 MiB): said as such, exit 2, nothing left on it.
+// A disk that fills while a wheel unpacks (a 16 MiB tmpfs as the cache, as root; the stand-in
+// carries 24 MiB of random bytes): said as such, exit 2, nothing left on it.
 TEST(ReleasesBadInput, ADiskThatFillsWhileAnEnvIsMadeIsSaidAndNothingIsLeft) {
   SKIP_WITHOUT_VENV();
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs as the cache";
   Bench b;
-  b.wheel("2.12.0");
+  b.wheel("2.12.0", 0, "", 24ull << 20);
   fs::create_directories(b.cache);
   if (run({"/bin/mount", "-t", "tmpfs", "-o", "size=16M", "tmpfs", b.cache}).status != 0)
     GTEST_SKIP() << "mount -t tmpfs failed here (a container without CAP_SYS_ADMIN)";
