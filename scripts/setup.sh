@@ -11,7 +11,7 @@ if [[ "$(uname -s)" == Darwin ]]; then
 fi
 
 pkgs=(cmake ninja-build g++ git pkg-config libtorch-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-      libgtest-dev libgmock-dev libbenchmark-dev python3 python3-matplotlib python3-torch util-linux ccache)
+      libgtest-dev libgmock-dev libbenchmark-dev python3 python3-matplotlib python3-torch python3-pip python3-venv util-linux ccache)
 if [[ "${WMBENCH_SETUP_FUZZ:-0}" == 1 ]]; then
   pkgs+=(clang libclang-rt-dev)
 fi

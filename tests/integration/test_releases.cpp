@@ -29,8 +29,9 @@ std::string real_torch_init() {
 std::string venv_skip_reason() {
   if (std::string(WMBENCH_TORCH_PYTHON).empty()) return "no python3 with torch was found at configure time";
   if (real_torch_init().empty()) return std::string(WMBENCH_TORCH_PYTHON) + " cannot import torch";
-  auto r = run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import ensurepip, venv"});
-  if (r.status != 0) return std::string(WMBENCH_TORCH_PYTHON) + " has no venv/ensurepip (apt-get install python3-venv)";
+  auto r = run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import venv, pip"});
+  if (r.status != 0)
+    return std::string(WMBENCH_TORCH_PYTHON) + " has no venv or no pip (scripts/setup.sh: apt-get install python3-venv python3-pip)";
   return "";
 }
 
