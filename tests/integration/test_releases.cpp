@@ -342,3 +342,52 @@ TEST(ReleasesBadInput, ADiskThatFillsWhileAnEnvIsMadeIsSaidAndNothingIsLeft) {
   for (auto& e : fs::directory_iterator(b.envs())) EXPECT_FALSE(has(e.path().filename().string(), ".tmp-")) << e.path();
   EXPECT_FALSE(fs::exists(b.out));
 }
+
+// Entries beside versions: an interpreter you already have (--python) and a wmbench-fill built
+// against some libtorch (--fill); no env is made, each is ordered by the torch it says.
+TEST(ReleasesStandIns, PythonAndFillEntriesAreReleasesOrderedByTheTorchTheySay) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  Bench b;
+  const std::string sc = scenario(b.t.path, "one", R"({"name": "one", "device": "cpu", "step": "16MiB", "cap": "64MiB",
+    "timeout": "2m", "matrix": [{"label": "default", "env": {}}]})");
+  auto r = wmbench({"releases", "--fill", WMBENCH_FILL_BIN, "--python", WMBENCH_TORCH_PYTHON, "--scenario", sc, "--out", b.out,
+                    "--no-plots"},
+                   b.opts());
+  const auto j = read_json(b.only_releases_dir() + "/releases.json");
+  ASSERT_EQ(j["releases"].size(), 2u) << r.out << r.err;
+  // Debian's build: torch.__version__ 1.13.0a0 (a pre-release) before the C++ headers' 1.13.0
+  EXPECT_EQ(j["releases"][0]["request"]["kind"], "python");
+  EXPECT_EQ(j["releases"][1]["request"]["kind"], "fill");
+  EXPECT_LT(j["releases"][0]["torch_version"].get<std::string>().size(), 16u);
+  EXPECT_EQ(read_json(b.only_releases_dir() + "/" + j["releases"][0]["folder"].get<std::string>() + "/machine.json")["child"]["kind"], "python");
+  EXPECT_EQ(read_json(b.only_releases_dir() + "/" + j["releases"][1]["folder"].get<std::string>() + "/machine.json")["child"]["kind"], "native");
+  // The same libtorch under both children: compare says no regression.
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_FALSE(fs::exists(b.cache)) << "no env for an entry that brings its own torch";
+}
+
+// uv on PATH makes the envs: `uv venv --python BASE DIR`, then `uv pip install --python
+// DIR/bin/python REQ INDEX-OPTIONS...`, each an argv. A stand-in uv records its argv and does the
+// same with venv and pip (no uv here).
+TEST(ReleasesStandIns, UvOnPathMakesTheEnvWithTheIndexOptionsAsArgv) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.12.0");
+  const std::string bin = b.t.path + "/bin", log = b.t.path + "/uv.log";
+  fs::create_directories(bin);
+  const std::string py = WMBENCH_TORCH_PYTHON;
+  script(bin, "uv",
+         "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log +
+             "\nif [ \"$1\" = venv ]; then exec " + py + " -m venv --without-pip \"$4\"; fi\n"
+             "if [ \"$1\" = pip ]; then target=\"$4\"; shift 4; exec " + py + " -m pip --python \"$target\" install \"$@\"; fi\nexit 9\n");
+  RunOpts o = b.opts();
+  o.set_env["PATH"] = bin + ":/usr/bin:/bin";
+  auto r = wmbench(cat(cat({"releases", "2.12", "--out", b.out, "--no-plots", "--only", "default"}, kModel), b.index()), o);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string calls = slurp(log);
+  EXPECT_TRUE(has(calls, "venv --python " + py + " ")) << calls;
+  EXPECT_TRUE(has(calls, "pip install --python ")) << calls;
+  EXPECT_TRUE(has(calls, "torch==2.12.* --find-links " + b.wheels + " --no-index")) << calls;
+  const auto j = read_json(b.only_releases_dir() + "/releases.json");
+  EXPECT_EQ(j["releases"][0]["env"]["installer"], "uv");
+}
