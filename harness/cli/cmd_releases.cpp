@@ -93,9 +93,10 @@ int releases_command(const ReleasesArgs& a) {
           throw RunInputError(e.what());
         }
         if (!a.resume.empty()) {
-          if (!o.entries.empty() || !a.scenario.empty() || !o.index.args.empty())
+          if (!a.versions.empty() || !a.scenario.empty() || !o.index.args.empty())
             throw RunInputError(fmt::format("--resume {}: its releases, scenario and index are in its releases.json; give "
-                                            "no versions, --python, --fill, --scenario or index options with it",
+                                            "no versions, --scenario or index options with it (only its --python and --fill "
+                                            "programs, which are not run from a file)",
                                             a.resume));
           return;
         }

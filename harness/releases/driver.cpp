@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <memory>
 #include <ostream>
 
@@ -115,6 +116,22 @@ void load_resume_state(ReleasesOptions& o, State& s, std::vector<Release>& recor
   } catch (const std::exception& e) {
     throw EnvError(fmt::format("{}: scenario: {}", where, e.what()));
   }
+  // A program named in a file is never run: a --python or --fill release is resumed only when the
+  // command line names that program again.
+  const std::vector<Entry> given = o.entries;
+  for (const auto& r : recorded) {
+    if (r.entry.kind == "version") continue;
+    const bool named = std::any_of(given.begin(), given.end(), [&](const Entry& e) { return e.kind == r.entry.kind && e.given == r.entry.given; });
+    if (!named)
+      throw EnvError(fmt::format("--resume {}: its release {} came from --{} {}; a program named in a file is not run: "
+                                 "resume with --{} {} on the command line",
+                                 o.resume_dir, r.torch_version, r.entry.kind, r.entry.given, r.entry.kind, r.entry.given));
+  }
+  for (const auto& e : given)
+    if (std::none_of(recorded.begin(), recorded.end(), [&](const Release& r) { return r.entry.kind == e.kind && r.entry.given == e.given; }))
+      throw EnvError(fmt::format("--resume {}: --{} {} is not one of its releases; a releases folder keeps the releases it "
+                                 "started with",
+                                 o.resume_dir, e.kind, e.given));
   o.entries.clear();
   for (const auto& r : recorded) o.entries.push_back(r.entry);
   o.index.args.clear();
@@ -131,7 +148,7 @@ void load_resume_state(ReleasesOptions& o, State& s, std::vector<Release>& recor
         throw EnvError(fmt::format("{}: index option \"{}\" (allowed: --index-url, --extra-index-url, --find-links, --no-index)", where, flag));
       o.index.args.emplace_back(flag, checked_index_value(flag, value));
     }
-  if (d.contains("base_python") && d["base_python"].is_string() && o.base_python == "python3") o.base_python = d["base_python"];
+  // base_python is not taken from the file (a program named in a file is not run): --base-python, or python3.
   const nlohmann::json& ro = d.value("run_options", nlohmann::json::object());
   auto size_at = [&](const char* k) -> std::optional<uint64_t> {
     const auto it = ro.find(k);

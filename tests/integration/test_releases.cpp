@@ -208,7 +208,7 @@ TEST(ReleasesStandIns, ResumeRunsOnlyTheReleasesThatDidNotFinish) {
   write(dir + "/releases.json", j.dump(2));
   fs::remove_all(dir + "/torch-2.13.0");
   const auto first = fs::last_write_time(dir + "/torch-2.11.0/summary.json");
-  r = wmbench({"releases", "--resume", dir, "--no-plots"}, b.opts());
+  r = wmbench({"releases", "--resume", dir, "--no-plots", "--base-python", WMBENCH_TORCH_PYTHON}, b.opts());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "release torch 2.11.0: done before")) << r.out;
   EXPECT_TRUE(file_exists(dir + "/torch-2.13.0/summary.json"));
@@ -364,6 +364,14 @@ TEST(ReleasesStandIns, PythonAndFillEntriesAreReleasesOrderedByTheTorchTheySay) 
   // The same libtorch under both children: compare says no regression.
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_FALSE(fs::exists(b.cache)) << "no env for an entry that brings its own torch";
+  // --resume runs no program named in releases.json: the entries are named again, or refused.
+  r = wmbench({"releases", "--resume", b.only_releases_dir(), "--no-plots"}, b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "a program named in a file is not run")) << r.err;
+  r = wmbench({"releases", "--resume", b.only_releases_dir(), "--no-plots", "--fill", WMBENCH_FILL_BIN, "--python", WMBENCH_TORCH_PYTHON},
+              b.opts());
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "done before")) << r.out;
 }
 
 // uv on PATH makes the envs: `uv venv --python BASE DIR`, then `uv pip install --python
