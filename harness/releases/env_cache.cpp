@@ -31,60 +31,6 @@ namespace {
 constexpr uint64_t kNearlyFullBytes = uint64_t{8} << 20;  // less than this free after a failed step: the disk filled
 constexpr const char* kMarker = "wmbench-env.json";  // written last, inside the env, before the rename
 
-// torch_probe: one JSON line; what is absent stays out.
-constexpr const char* kTorchProbe =
-    "import sys, json\n"
-    "out = {'python': sys.version.split()[0], 'executable': sys.executable}\n"
-    "try:\n"
-    "    import torch\n"
-    "except BaseException as e:\n"
-    "    out['error'] = '%s: %s' % (type(e).__name__, e)\n"
-    "else:\n"
-    "    out['torch'] = str(getattr(torch, '__version__', ''))\n"
-    "    out['git'] = str(getattr(getattr(torch, 'version', None), 'git_version', '') or '')\n"
-    "    out['file'] = str(getattr(torch, '__file__', '') or '')\n"
-    "    try:\n"
-    "        import importlib.metadata as md\n"
-    "        d = md.distribution('torch')\n"
-    "        out['dist'] = str(d.version)\n"
-    "        out['dist_location'] = str(d.locate_file(''))\n"
-    "    except Exception:\n"
-    "        pass\n"
-    "print(json.dumps(out))\n";
-
-std::string text_of(const nlohmann::json& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return "";
-  const std::string s = it->get<std::string>();
-  return s.size() > 4096 ? s.substr(0, 4096) : s;
-}
-
-std::string last_line(const std::string& s) {
-  size_t end = s.find_last_not_of("\r\n");
-  if (end == std::string::npos) return "";
-  size_t start = s.rfind('\n', end);
-  return s.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
-}
-
-std::string tail_lines(const std::string& s, int n) {
-  size_t pos = s.find_last_not_of("\r\n");
-  if (pos == std::string::npos) return "";
-  const size_t end = pos + 1;
-  while (n > 0 && pos > 0) {
-    const size_t nl = s.rfind('\n', pos - 1);
-    if (nl == std::string::npos) {
-      pos = 0;
-      break;
-    }
-    pos = nl;
-    if (--n == 0) ++pos;
-  }
-  if (pos < end && s[pos] == '\n') ++pos;
-  return s.substr(pos, end - pos);
-}
-
-bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
-
 bool is_real_dir(const std::string& p) {
   struct stat st;
   return ::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -101,7 +47,6 @@ void remove_tree(const std::string& p) {
 }
 
 }  // namespace
-
 std::vector<std::string> IndexOptions::argv() const {
   std::vector<std::string> v;
   for (const auto& [flag, value] : args) {
@@ -133,54 +78,6 @@ std::string checked_index_value(const std::string& flag, const std::string& valu
   return value;
 }
 
-TorchFacts probe_torch(const std::string& python, double timeout_s) {
-  const CommandOutput r = run_short_command(isolated_python_argv(python, {"-c", kTorchProbe}), timeout_s, "/dev/null",
-                                            isolated_python_env(current_environment()), kPythonCwd);
-  if (r.interrupted) throw EnvError(fmt::format("{}: stopped while it imported torch ({})", python, r.failure()), 128 + r.interrupted);
-  if (!r.started) throw EnvError(fmt::format("{}: cannot run it: {}", python, r.start_error));
-  if (r.timed_out) throw EnvError(fmt::format("{}: `import torch` did not finish within {:g} s; it was stopped", python, timeout_s));
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(last_line(r.out));
-  } catch (const nlohmann::json::exception&) {
-    throw EnvError(fmt::format("{}: it does not run as a Python 3 interpreter ({})", python, r.failure()));
-  }
-  if (!j.is_object()) throw EnvError(fmt::format("{}: its answer was not an object", python));
-  TorchFacts f;
-  f.python = python;
-  f.python_version = text_of(j, "python");
-  if (const std::string e = text_of(j, "error"); !e.empty())
-    throw EnvError(fmt::format("{} (Python {}) cannot import torch: {}", python, f.python_version, e));
-  f.torch_version = text_of(j, "torch");
-  f.git_version = text_of(j, "git");
-  f.torch_file = text_of(j, "file");
-  f.dist_version = text_of(j, "dist");
-  f.dist_location = text_of(j, "dist_location");
-  if (f.torch_version.empty()) throw EnvError(fmt::format("{}: torch imported but has no __version__", python));
-  return f;
-}
-
-BasePython probe_base_python(const std::string& python) {
-  const CommandOutput r = run_short_command(
-      isolated_python_argv(python, {"-c", "import sys, platform; print('%d.%d' % sys.version_info[:2]); print(platform.machine())"}),
-      60, "/dev/null", isolated_python_env(current_environment()), kPythonCwd);
-  if (r.interrupted) throw EnvError(fmt::format("--base-python {}: {}", python, r.failure()), 128 + r.interrupted);
-  if (!r.started) throw EnvError(fmt::format("--base-python {}: cannot run it: {}", python, r.start_error));
-  BasePython b;
-  b.path = python;
-  const size_t nl = r.out.find('\n');
-  if (r.ok() && nl != std::string::npos) {
-    b.version_xy = r.out.substr(0, nl);
-    b.machine = r.out.substr(nl + 1);
-    while (!b.machine.empty() && (b.machine.back() == '\n' || b.machine.back() == '\r')) b.machine.pop_back();
-  }
-  const bool ok_xy = !b.version_xy.empty() && b.version_xy.size() < 8 && b.version_xy[0] == '3' &&
-                     b.version_xy.find_first_not_of("0123456789.") == std::string::npos;
-  if (!ok_xy || b.machine.empty() || b.machine.size() > 32 || file_safe(b.machine) != b.machine)
-    throw EnvError(fmt::format("--base-python {}: it does not run as a Python 3 interpreter ({})", python, r.failure()));
-  return b;
-}
-
 std::string default_cache_root() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   if (xdg && *xdg == '/') return std::string(xdg) + "/wmbench/envs";
@@ -188,44 +85,6 @@ std::string default_cache_root() {
   if (home && *home == '/') return std::string(home) + "/.cache/wmbench/envs";
   throw EnvError("neither XDG_CACHE_HOME nor HOME is an absolute path: set XDG_CACHE_HOME to the folder for the cached "
                  "environments");
-}
-
-std::string explain_install_failure(const std::string& log, const std::string& what, const std::string& where,
-                                    const std::string& step, bool disk_nearly_full) {
-  const std::string tail = tail_lines(log, 6);
-  const std::string said = tail.empty() ? "" : "; it said:\n" + tail;
-  if (disk_nearly_full || has(log, "No space left on device") || has(log, "Errno 28") || has(log, "ENOSPC"))
-    return fmt::format("{}: the disk filled while {} was installed (No space left on device); free space there or point "
-                       "XDG_CACHE_HOME at a disk with room (a torch wheel unpacks to several GB); nothing was cached{}",
-                       step, what, said);
-  if (has(log, "ensurepip is not available") || has(log, "No module named venv") || has(log, "No module named ensurepip"))
-    return fmt::format("{}: this Python cannot make a virtual environment (no venv/ensurepip): install its venv module "
-                       "(Debian/Ubuntu: apt-get install python3-venv), install uv, or give --base-python another "
-                       "interpreter{}",
-                       step, said);
-  const bool unreachable = has(log, "NewConnectionError") || has(log, "Failed to establish a new connection") ||
-                           has(log, "Connection refused") || has(log, "Name or service not known") ||
-                           has(log, "Temporary failure in name resolution") || has(log, "ConnectTimeout") ||
-                           has(log, "Could not fetch URL") || has(log, "ProxyError") || has(log, "SSLError") ||
-                           has(log, "Network is unreachable") || has(log, "error sending request") || has(log, "Failed to fetch");
-  if (unreachable)
-    return fmt::format("{}: pip could not reach its index ({}) for {}: check the network, or give --find-links DIR for a "
-                       "local wheelhouse (or --index-url for a mirror){}",
-                       step, where, what, said);
-  const std::string marker = "(from versions: ";
-  if (const size_t at = log.find(marker); at != std::string::npos) {
-    const size_t end = log.find(')', at);
-    const std::string versions = log.substr(at + marker.size(), end == std::string::npos ? 200 : std::min<size_t>(end - at - marker.size(), 400));
-    if (versions == "none")
-      return fmt::format("{}: {} offers no torch wheel for this Python and machine: give --find-links or --index-url of "
-                         "an index that has {}{}",
-                         step, where, what, said);
-    return fmt::format("{}: {} is not in {}; the versions there: {}", step, what, where, versions);
-  }
-  if (has(log, "No matching distribution found") || has(log, "No solution found") || has(log, "not found in the package registry") ||
-      has(log, "no version of torch"))
-    return fmt::format("{}: {} is not in {} (an unknown version, or none for this Python and machine){}", step, what, where, said);
-  return fmt::format("{} failed{}", step, said);
 }
 
 EnvCache::EnvCache(std::string root, BasePython base, IndexOptions index, std::string uv, std::ostream& out)

@@ -37,7 +37,7 @@ struct IndexOptions {
 // --find-links path that is not a URL is made absolute (pip runs in "/"). Throws EnvError.
 std::string checked_index_value(const std::string& flag, const std::string& value);
 
-// What an interpreter imported as torch (the probe of torch_probe in env_cache.cpp).
+// What an interpreter imported as torch (torch_probe.cpp).
 struct TorchFacts {
   std::string python;          // the interpreter as run
   std::string python_version;  // "3.11.2"
@@ -61,7 +61,7 @@ BasePython probe_base_python(const std::string& python);
 // $XDG_CACHE_HOME/wmbench/envs, else $HOME/.cache/wmbench/envs; throws EnvError when neither is set.
 std::string default_cache_root();
 
-// Why an install failed, from the tail of pip's (or uv's) stderr: the index could not be reached,
+// install_failure.cpp: why an install failed, from the tail of pip's (or uv's) stderr: the index could not be reached,
 // the version is not there (with the versions it has), the disk filled, no venv in that Python;
 // `what` is the requirement, `where` the index options in words; `disk_nearly_full`: the cache's
 // disk had (almost) nothing free after the step failed. Pure (unit-tested).
