@@ -11,7 +11,7 @@ if [[ "$(uname -s)" == Darwin ]]; then
 fi
 
 pkgs=(cmake ninja-build g++ git pkg-config libtorch-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-      libgtest-dev libgmock-dev libbenchmark-dev python3 python3-matplotlib python3-torch util-linux ccache)
+      libgtest-dev libgmock-dev libbenchmark-dev python3 python3-matplotlib python3-torch python3-pip python3-venv util-linux ccache)
 # The tests only (scripts/test.sh sets it): Debian's chromium opens the site `wmbench publish` makes
 # (tests/browser/test_site.py); fonts-liberation, its recommended fonts, for a readable screenshot.
 if [[ "${WMBENCH_SETUP_BROWSER:-0}" == 1 ]]; then

@@ -48,6 +48,13 @@ std::string create_result_dir(const std::string& out, const std::string& date, c
   throw FileError(fmt::format("cannot create result folder {}: 999 folders of that name exist", base));
 }
 
+std::string create_named_result_dir(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0)
+    throw FileError(fmt::format("cannot create result folder {}: {}", dir, std::strerror(errno)));
+  make_dirs(dir + "/runs");
+  return dir;
+}
+
 namespace {
 
 bool ends_with(const std::string& s, const char* suffix) {

@@ -75,5 +75,7 @@ std::string describe_env(const std::map<std::string, std::string>& env);
 
 // Makes OUT/<date>-<name>, or -2, -3, ... when it exists; never touches an existing folder.
 std::string create_result_dir(const std::string& out, const std::string& date, const std::string& name);
+// Exactly DIR (its parent must exist) with DIR/runs; FileError when DIR exists or cannot be made.
+std::string create_named_result_dir(const std::string& dir);
 
 }  // namespace wmb

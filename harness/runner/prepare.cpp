@@ -104,7 +104,8 @@ void refuse_unsafe_fill(const RunnerOptions& opts, const ResolvedSizes& sizes, M
 std::unique_ptr<HeldFolder> new_result_folder(const RunnerOptions& opts) {
   std::string dir;
   try {
-    dir = create_result_dir(opts.out_dir, utc_today(), opts.scenario.name);
+    dir = opts.result_dir.empty() ? create_result_dir(opts.out_dir, utc_today(), opts.scenario.name)
+                                  : create_named_result_dir(opts.result_dir);
   } catch (const FileError& e) {
     throw RunRefused(e.what());
   }

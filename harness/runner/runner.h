@@ -20,6 +20,9 @@ namespace wmb {
 struct RunnerOptions {
   Scenario scenario;                      // after command-line overrides
   std::string out_dir = "results";
+  // Not empty: the new result folder is exactly this path (made here, refused when it exists)
+  // instead of out_dir/<date>-<scenario>[-N]; `wmbench releases` names one folder per release.
+  std::string result_dir;
   std::string fill_path;                  // "" = find it
   std::string python;                     // "" = the native child; else run wmbench_fill.py under it
   std::vector<std::string> only;          // labels; empty = all

@@ -1,0 +1,162 @@
+// wmbench releases VERSION... [--python PY]... [--fill PATH]... [--scenario S] [run options]
+//                 [--index-url URL] [--extra-index-url URL] [--find-links DIR|URL] [--refresh V|all]
+//                 [--base-python PY] [--resume DIR] [--revisions]
+// The same scenario under each torch release, a verdict between neighbours (releases/releases.h).
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/command.h"
+#include "cli/run_setup.h"
+#include "common/units.h"
+#include "compare/compare.h"
+#include "mpsmodel/release_revision.h"
+#include "mpsmodel/revision.h"
+#include "releases/releases.h"
+#include "releases/torch_version.h"
+#include "runner/main_job.h"
+#include "runner/run_input.h"
+#include "scenario/limits.h"
+
+namespace wmb::cli {
+namespace {
+
+struct ReleasesArgs {
+  std::vector<std::string> versions, pythons, fills, only, allow_env, refresh, index_urls, extra_index_urls, find_links;
+  std::string scenario, out = "results", device, step, cap, timeout, swap_budget, ram_limit, recommended_max,
+      model_mac_ram, model_revision, other_allocations, base_python = "python3", resume, tolerance = "5";
+  int repeat = 0;
+  bool force = false, no_plots = false, revisions = false, no_index = false;
+};
+
+void apply_overrides(const ReleasesArgs& a, Scenario& s) {
+  if (!a.device.empty()) {
+    if (std::find(kDevices.begin(), kDevices.end(), a.device) == kDevices.end())
+      throw RunInputError(fmt::format("--device \"{}\" is not known; allowed: mps, cuda, cpu, mps-model", a.device));
+    s.device = a.device;
+  }
+  if (!a.step.empty()) {
+    s.step = parse_size_expr(a.step);
+    s.min_steps = 0;
+  }
+  if (!a.cap.empty()) s.cap = parse_size_expr(a.cap);
+  if (!a.timeout.empty()) s.timeout = parse_duration(a.timeout);
+  if (!a.swap_budget.empty()) s.guard.swap_budget = parse_size_expr(a.swap_budget);
+  if (a.repeat > 0) s.repeats = check_repeats(a.repeat, "--repeat");
+  check_plan_size(s.matrix.size(), s.repeats, "the plan");
+  if (s.program == "command") throw RunInputError("wmbench releases runs the fill under each torch; a command scenario has no torch of its own");
+}
+
+int releases_command(const ReleasesArgs& a) {
+  if (a.revisions) {
+    std::cout << mpsmodel::release_revision_table() << "\nThe revisions:\n" << mpsmodel::revision_table();
+    return kExitOk;
+  }
+  releases::ReleasesOptions o;
+  RunnerOptions& r = o.run;
+  std::vector<std::string> warnings;
+  r.out_dir = a.out;
+  r.only = a.only;
+  r.force = a.force;
+  r.draw_plots = !a.no_plots;
+  r.allow_env.insert(a.allow_env.begin(), a.allow_env.end());
+  o.refresh = a.refresh;
+  o.base_python = a.base_python;
+  o.resume_dir = a.resume;
+  if (auto code = input_error_exit("releases", [&] {
+        const auto tol = compare::parse_tolerance(a.tolerance);
+        if (!tol) throw RunInputError(fmt::format("--tolerance \"{}\": expected a percentage >= 0, e.g. 5 or 2.5", a.tolerance));
+        o.tolerance_pct = *tol;
+        if (!a.ram_limit.empty()) r.ram_limit = parse_size(a.ram_limit);
+        if (!a.recommended_max.empty()) r.recommended_max = check_model_bytes(parse_size(a.recommended_max), "--recommended-max");
+        if (!a.model_mac_ram.empty()) r.model_mac_ram = check_model_bytes(parse_size(a.model_mac_ram), "--model-mac-ram");
+        if (!a.other_allocations.empty()) r.model_other = check_other_bytes(parse_size(a.other_allocations, true), "--other-allocations");
+        for (const auto& v : a.versions) {
+          if (const std::string why = releases::version_problem(v); !why.empty())
+            throw RunInputError(fmt::format("release \"{}\": {}", v, why));
+          o.entries.push_back({"version", v});
+        }
+        for (const auto& p : a.pythons) o.entries.push_back({"python", p});
+        for (const auto& f : a.fills) o.entries.push_back({"fill", f});
+        for (const auto& v : a.refresh)
+          if (v != "all" && std::find(a.versions.begin(), a.versions.end(), v) == a.versions.end() && a.resume.empty())
+            throw RunInputError(fmt::format("--refresh {}: not one of the versions given ({}); or --refresh all", v,
+                                            a.versions.empty() ? "none" : fmt::format("{}", fmt::join(a.versions, ", "))));
+        try {
+          for (const auto& u : a.index_urls) o.index.args.emplace_back("--index-url", releases::checked_index_value("--index-url", u));
+          for (const auto& u : a.extra_index_urls)
+            o.index.args.emplace_back("--extra-index-url", releases::checked_index_value("--extra-index-url", u));
+          for (const auto& u : a.find_links) o.index.args.emplace_back("--find-links", releases::checked_index_value("--find-links", u));
+          if (a.no_index) o.index.args.emplace_back("--no-index", "");
+        } catch (const releases::EnvError& e) {
+          throw RunInputError(e.what());
+        }
+        if (!a.resume.empty()) {
+          if (!a.versions.empty() || !a.scenario.empty() || !o.index.args.empty())
+            throw RunInputError(fmt::format("--resume {}: its releases, scenario and index are in its releases.json; give "
+                                            "no versions, --scenario or index options with it (only its --python and --fill "
+                                            "programs, which are not run from a file)",
+                                            a.resume));
+          return;
+        }
+        if (o.entries.empty())
+          throw RunInputError("name the releases: torch versions (wmbench releases 2.11 2.12), and/or --python PY, --fill PATH");
+        const bool main_job = load_scenario_or_resume(a.scenario, "", r, warnings);
+        apply_overrides(a, r.scenario);
+        if (main_job && a.device.empty()) choose_main_job(r, !a.cap.empty());
+        if (!a.model_revision.empty()) {
+          apply_model_revision(a.model_revision, r);
+          o.model_revision_given = true;
+        }
+        if (r.model_other && r.scenario.device != "mps-model")
+          throw RunInputError("--other-allocations applies only to device mps-model (the model's \"other allocations\")");
+      }))
+    return *code;
+  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+  return releases::run_releases(std::move(o), std::cout, std::cerr);
+}
+
+Registrar reg{Command{12, [](CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<ReleasesArgs>();
+  auto* c = app.add_subcommand("releases",
+                               "Run one scenario under several torch releases (an environment made and cached per "
+                               "version), and compare each release with the one before it");
+  c->add_option("versions", a->versions, "torch versions: 2.12 (newest 2.12.x), 2.12.1, 2.13.0.dev20260601");
+  c->add_option("--python", a->pythons, "A release from an interpreter you already have (its torch); repeatable")
+      ->allow_extra_args(false);
+  c->add_option("--fill", a->fills, "A release from a wmbench-fill built against another libtorch; repeatable")
+      ->allow_extra_args(false);
+  c->add_option("--scenario", a->scenario, "Scenario file or name (default: mps-watermark; off a Mac the MPS model)");
+  c->add_option("--out", a->out, "Parent folder of the dated releases folder")->capture_default_str();
+  c->add_option("--index-url", a->index_urls, "pip --index-url (a mirror, a nightly index)")->allow_extra_args(false);
+  c->add_option("--extra-index-url", a->extra_index_urls, "pip --extra-index-url")->allow_extra_args(false);
+  c->add_option("--find-links", a->find_links, "pip --find-links: a local wheelhouse (offline) or a URL")->allow_extra_args(false);
+  c->add_flag("--no-index", a->no_index, "pip --no-index: only --find-links (an offline wheelhouse)");
+  c->add_option("--refresh", a->refresh, "Remake the cached environment of this version (or all)")->allow_extra_args(false);
+  c->add_option("--base-python", a->base_python, "The Python that makes the environments")->capture_default_str();
+  c->add_option("--resume", a->resume, "Finish a releases folder whose later releases did not run");
+  c->add_option("--tolerance", a->tolerance, "compare's tolerance, percent")->capture_default_str();
+  c->add_flag("--revisions", a->revisions, "Print the table of torch releases to model revisions (mps-model) and exit");
+  c->add_option("--device", a->device, "Override the device: mps, cuda, cpu, mps-model");
+  c->add_option("--only", a->only, "Run only these cell labels")->delimiter(',');
+  c->add_option("--repeat", a->repeat, "Runs per cell")->check(CLI::PositiveNumber);
+  c->add_option("--step", a->step, "Fill step size (e.g. 512MiB)");
+  c->add_option("--cap", a->cap, "Stop filling at this size");
+  c->add_option("--timeout", a->timeout, "Per-run timeout (e.g. 10m)");
+  c->add_option("--swap-budget", a->swap_budget, "Guard: stop a run when swap grew more than this");
+  c->add_option("--ram-limit", a->ram_limit, "Linux: run each child in a memory cgroup of this size (needs root and swap)");
+  c->add_option("--recommended-max", a->recommended_max, "mps-model: the modelled recommended max working set");
+  c->add_option("--model-mac-ram", a->model_mac_ram, "mps-model: RAM of the Mac that is modelled");
+  c->add_option("--model-revision", a->model_revision,
+                "mps-model: one revision for every release (" + mpsmodel::revision_names() +
+                    "); default: each release's own (--revisions)");
+  c->add_option("--other-allocations", a->other_allocations, "mps-model: Metal's and MPSGraph's own memory");
+  c->add_option("--allow-env", a->allow_env, "Let the cells set this variable (beyond PYTORCH_*)")->delimiter(',');
+  c->add_flag("--force", a->force, "Allow a cpu fill whose cap exceeds the memory free now");
+  c->add_flag("--no-plots", a->no_plots, "Do not draw charts");
+  c->callback([a, &exit_code] { exit_code = releases_command(*a); });
+}}};
+
+}  // namespace
+}  // namespace wmb::cli

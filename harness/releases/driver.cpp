@@ -1,0 +1,339 @@
+// `wmbench releases`: prepare every release (nothing written), make the releases folder, run the
+// scenario once per release through run_matrix, then the verdict between neighbours and the chart.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <algorithm>
+#include <memory>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "common/files.h"
+#include "common/interrupt.h"
+#include "common/units.h"
+#include "mpsmodel/release_revision.h"
+#include "releases/releases.h"
+#include "releases/torch_version.h"
+#include "results/folder_lock.h"
+#include "runner/locate.h"
+#include "runner/python_isolated.h"
+#include "runner/run_input.h"
+#include "scenario/scenario.h"
+
+namespace wmb::releases {
+namespace {
+
+constexpr const char* kReleasesJson = "releases.json";
+constexpr int kSchema = 1;
+
+nlohmann::json opt_size(const std::optional<uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+nlohmann::json run_options_json(const ReleasesOptions& o) {
+  const RunnerOptions& r = o.run;
+  return {{"recommended_max_bytes", opt_size(r.recommended_max)},
+          {"model_mac_ram_bytes", opt_size(r.model_mac_ram)},
+          {"model_other_bytes", opt_size(r.model_other)},
+          {"ram_limit_bytes", opt_size(r.ram_limit)},
+          {"only", r.only},
+          {"force", r.force},
+          {"allow_env", r.allow_env},
+          {"draw_plots", r.draw_plots},
+          {"model_revision", o.model_revision_given ? nlohmann::json(r.model_revision) : nlohmann::json(nullptr)},
+          {"tolerance_pct", o.tolerance_pct}};
+}
+
+struct State {
+  std::string dir;
+  std::unique_ptr<Folder> folder;
+  std::unique_ptr<FolderLock> lock;
+  nlohmann::json doc;  // releases.json
+};
+
+void save(State& s, const std::vector<Release>& rs, const std::vector<Neighbour>* ns = nullptr, int exit_code = -1) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& r : rs) list.push_back(to_json(r));
+  s.doc["releases"] = list;
+  s.doc["updated_utc"] = utc_now_iso();
+  if (ns) {
+    nlohmann::json n = nlohmann::json::array();
+    for (const auto& x : *ns) n.push_back(to_json(x));
+    s.doc["neighbours"] = n;
+    s.doc["exit_code"] = exit_code;
+  }
+  try {
+    s.folder->write_json(kReleasesJson, s.doc);
+  } catch (const FileError& e) {
+    throw EnvError(fmt::format("{} (the release folders already written stay as they are)", e.what()), 1);
+  }
+}
+
+std::string new_releases_dir(const std::string& out, const std::string& scenario) {
+  try {
+    make_dirs(out);
+  } catch (const FileError& e) {
+    throw EnvError(e.what());
+  }
+  const std::string base = fmt::format("{}/{}-releases-{}", out, utc_today(), scenario);
+  for (int n = 1; n < 1000; ++n) {
+    const std::string dir = n == 1 ? base : fmt::format("{}-{}", base, n);
+    if (::mkdir(dir.c_str(), 0755) == 0) return dir;
+    if (errno != EEXIST) throw EnvError(fmt::format("cannot create the releases folder {}: {}", dir, std::strerror(errno)));
+  }
+  throw EnvError(fmt::format("cannot create the releases folder {}: 999 folders of that name exist", base));
+}
+
+void hold(State& s, const std::string& command) {
+  try {
+    s.folder = std::make_unique<Folder>(s.dir);
+    s.lock = std::make_unique<FolderLock>(*s.folder, command);
+  } catch (const FileError& e) {
+    throw EnvError(e.what());
+  }
+}
+
+// --resume DIR: the entries, index, scenario and run options of the first session.
+void load_resume_state(ReleasesOptions& o, State& s, std::vector<Release>& recorded) {
+  s.dir = o.resume_dir;
+  hold(s, "wmbench releases --resume " + o.resume_dir);
+  const std::string where = s.folder->display(kReleasesJson);
+  if (!s.folder->exists(kReleasesJson))
+    throw EnvError(fmt::format("--resume {}: no {} there; is it a folder `wmbench releases` made?", o.resume_dir, kReleasesJson));
+  try {
+    s.doc = s.folder->read_json(kReleasesJson, 4 << 20);
+  } catch (const FileError& e) {
+    throw EnvError(e.what());
+  }
+  const nlohmann::json& d = s.doc;
+  if (!d.is_object() || d.value("kind", "") != "wmbench-releases" || !d["releases"].is_array() || !d["scenario"].is_object())
+    throw EnvError(fmt::format("{}: not a releases file (kind \"wmbench-releases\", \"releases\", \"scenario\")", where));
+  for (size_t i = 0; i < d["releases"].size(); ++i)
+    recorded.push_back(release_from_json(d["releases"][i], fmt::format("{}: releases[{}]", where, i)));
+  std::vector<std::string> warnings;
+  try {
+    o.run.scenario = parse_scenario(d["scenario"].dump(), d.value("scenario_source", where), warnings);
+  } catch (const std::exception& e) {
+    throw EnvError(fmt::format("{}: scenario: {}", where, e.what()));
+  }
+  // A program named in a file is never run: a --python or --fill release is resumed only when the
+  // command line names that program again.
+  const std::vector<Entry> given = o.entries;
+  for (const auto& r : recorded) {
+    if (r.entry.kind == "version") continue;
+    const bool named = std::any_of(given.begin(), given.end(), [&](const Entry& e) { return e.kind == r.entry.kind && e.given == r.entry.given; });
+    if (!named)
+      throw EnvError(fmt::format("--resume {}: its release {} came from --{} {}; a program named in a file is not run: "
+                                 "resume with --{} {} on the command line",
+                                 o.resume_dir, r.torch_version, r.entry.kind, r.entry.given, r.entry.kind, r.entry.given));
+  }
+  for (const auto& e : given)
+    if (std::none_of(recorded.begin(), recorded.end(), [&](const Release& r) { return r.entry.kind == e.kind && r.entry.given == e.given; }))
+      throw EnvError(fmt::format("--resume {}: --{} {} is not one of its releases; a releases folder keeps the releases it "
+                                 "started with",
+                                 o.resume_dir, e.kind, e.given));
+  o.entries.clear();
+  for (const auto& r : recorded) o.entries.push_back(r.entry);
+  o.index.args.clear();
+  if (d.contains("index") && d["index"].is_array())
+    for (const auto& pair : d["index"]) {
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
+        throw EnvError(fmt::format("{}: index: each entry is [flag, value]", where));
+      const std::string flag = pair[0], value = pair[1];
+      if (flag == "--no-index" && value.empty()) {
+        o.index.args.emplace_back(flag, "");
+        continue;
+      }
+      if (flag != "--index-url" && flag != "--extra-index-url" && flag != "--find-links")
+        throw EnvError(fmt::format("{}: index option \"{}\" (allowed: --index-url, --extra-index-url, --find-links, --no-index)", where, flag));
+      o.index.args.emplace_back(flag, checked_index_value(flag, value));
+    }
+  // base_python is not taken from the file (a program named in a file is not run): --base-python, or python3.
+  const nlohmann::json& ro = d.value("run_options", nlohmann::json::object());
+  auto size_at = [&](const char* k) -> std::optional<uint64_t> {
+    const auto it = ro.find(k);
+    if (it == ro.end() || !it->is_number_unsigned()) return std::nullopt;
+    return it->get<uint64_t>();
+  };
+  if (!o.run.recommended_max) o.run.recommended_max = size_at("recommended_max_bytes");
+  if (!o.run.model_mac_ram) o.run.model_mac_ram = size_at("model_mac_ram_bytes");
+  if (!o.run.model_other) o.run.model_other = size_at("model_other_bytes");
+  if (!o.run.ram_limit) o.run.ram_limit = size_at("ram_limit_bytes");
+  if (ro.contains("model_revision") && ro["model_revision"].is_string()) {
+    o.model_revision_given = true;
+    o.run.model_revision = ro["model_revision"];
+  }
+  if (ro.contains("only") && ro["only"].is_array())
+    for (const auto& l : ro["only"])
+      if (l.is_string()) o.run.only.push_back(l);
+  if (ro.contains("force") && ro["force"].is_boolean()) o.run.force = ro["force"];
+  if (ro.contains("draw_plots") && ro["draw_plots"].is_boolean()) o.run.draw_plots = o.run.draw_plots && ro["draw_plots"].get<bool>();
+  if (ro.contains("allow_env") && ro["allow_env"].is_array())
+    for (const auto& v : ro["allow_env"])
+      if (v.is_string()) o.run.allow_env.insert(v.get<std::string>());
+  if (ro.contains("tolerance_pct") && ro["tolerance_pct"].is_number()) o.tolerance_pct = ro["tolerance_pct"];
+}
+
+// The run options of one release: its child, its folder, its model revision.
+RunnerOptions options_for(const ReleasesOptions& o, const State& s, const Release& r, bool folder_exists,
+                          std::vector<std::string>& warnings) {
+  RunnerOptions ro = o.run;
+  const std::string dir = s.dir + "/" + r.folder;
+  if (folder_exists) {
+    try {
+      load_resume(dir, ro, warnings);  // the folder's own scenario, sandbox and model
+    } catch (const std::exception& e) {
+      throw EnvError(fmt::format("--resume {}: {}", dir, e.what()));
+    }
+  } else {
+    ro.result_dir = dir;
+    if (!r.model_revision.empty()) ro.model_revision = r.model_revision;
+  }
+  if (ro.scenario.device == "mps-model") {
+    ro.python.clear();
+    ro.fill_path = r.fill.empty() ? o.run.fill_path : r.fill;
+    ro.notes.push_back(fmt::format("release torch {} ({}): mps-model runs wmbench-fill's model of PyTorch revision {} ({})",
+                                   r.torch_version, r.entry.kind == "version" ? "env " + r.env_dir : r.entry.given,
+                                   ro.model_revision, r.model_revision_from == "table" ? "the table of releases" : "--model-revision"));
+  } else if (r.entry.kind == "fill") {
+    ro.python.clear();
+    ro.fill_path = r.fill;
+  } else {
+    ro.fill_path.clear();
+    ro.python = r.python;
+    ro.notes.push_back(fmt::format("release torch {} under {}", r.torch_version, r.python));
+  }
+  return ro;
+}
+
+void say_table(const std::string& dir, const std::vector<Release>& rs, const std::vector<Neighbour>& ns, std::ostream& out) {
+  out << "\nReleases (" << dir << "):\n";
+  for (const auto& r : rs)
+    out << fmt::format("  torch {:<16} {:<12} {}{}\n", r.torch_version, r.state, r.folder,
+                       r.model_revision.empty() ? "" : " (model revision " + r.model_revision + ")");
+  for (const auto& n : ns) {
+    const char* v = n.exit_code == 0 ? "no regression" : n.exit_code == 1 ? "REGRESSION" : "not comparable";
+    out << fmt::format("  {} -> {}: {} ({})\n", n.base_torch, n.now_torch, v, n.compare_file);
+    for (const auto& x : n.regressions) out << "    " << x << "\n";
+    for (const auto& x : n.notes) out << "    note: " << x << "\n";
+  }
+}
+
+int run_all_releases(ReleasesOptions& o, State& s, std::vector<Release>& rs, std::ostream& out, std::ostream& err) {
+  for (auto& r : rs) {
+    if (r.state == "done") {
+      out << fmt::format("release torch {}: done before ({})\n", r.torch_version, r.folder);
+      continue;
+    }
+    if (const int sig = interrupt_signal()) return 128 + sig;
+    const bool exists = s.folder->exists(r.folder);
+    std::vector<std::string> warnings;
+    RunnerOptions ro = options_for(o, s, r, exists, warnings);
+    for (const auto& w : warnings) err << "warning: " << w << "\n";
+    out << fmt::format("\nrelease torch {} -> {}/{}{}\n", r.torch_version, s.dir, r.folder, exists ? " (resumed)" : "");
+    out.flush();
+    r.state = "running";
+    save(s, rs);
+    const int code = run_matrix(ro, out, err);
+    r.exit_code = code;
+    r.state = code == 0 ? "done" : code >= 128 ? "interrupted" : code == 2 ? "refused" : "failed";
+    save(s, rs);
+    if (code != 0) {
+      err << fmt::format("wmbench releases: release torch {} ended with exit {}; the releases before it are kept; finish "
+                         "with: wmbench releases --resume {}\n",
+                         r.torch_version, code, s.dir);
+      return code;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_releases(ReleasesOptions o, std::ostream& out, std::ostream& err) {
+  install_interrupt_handlers();
+  State s;
+  std::vector<Release> rs;
+  try {
+    std::vector<Release> recorded;
+    if (!o.resume_dir.empty()) load_resume_state(o, s, recorded);
+    // prepare: every release checked before any folder (a resumed one: before anything runs).
+    std::unique_ptr<EnvCache> cache;
+    const bool versions = std::any_of(o.entries.begin(), o.entries.end(), [](const Entry& e) { return e.kind == "version"; });
+    if (versions) {
+      const std::string base = find_on_path(o.base_python);
+      if (base.empty()) throw EnvError(fmt::format("--base-python {}: no such program on PATH", o.base_python));
+      const BasePython bp = probe_base_python(base);
+      const std::string uv = find_on_path("uv");
+      cache = std::make_unique<EnvCache>(o.cache_root.empty() ? default_cache_root() : o.cache_root, bp, o.index,
+                                         uv == "uv" ? "" : uv, out);
+      out << fmt::format("environments: {} (Python {} on {}, {})\n", cache->root(), bp.version_xy, bp.machine,
+                         uv == "uv" || uv.empty() ? "python -m venv + pip" : "uv " + uv);
+    }
+    rs = prepare_releases(o, cache.get(), out);
+    if (!recorded.empty()) {
+      // The releases of the folder, as they were: the same torch in each, or refused.
+      if (recorded.size() != rs.size()) throw EnvError("--resume: the folder's releases changed");
+      for (size_t i = 0; i < rs.size(); ++i) {
+        const Release* match = nullptr;
+        for (const auto& r : recorded)
+          if (r.folder == rs[i].folder) match = &r;
+        if (!match || match->torch_version != rs[i].torch_version)
+          throw EnvError(fmt::format("--resume {}: release {} now imports torch {}, the folder ran {}; resume with the "
+                                     "same environments or start a new releases folder",
+                                     s.dir, rs[i].entry.given, rs[i].torch_version, match ? match->torch_version : "none of that name"));
+        rs[i].state = match->state;
+      }
+    } else {
+      s.dir = new_releases_dir(o.run.out_dir, o.run.scenario.name);
+      hold(s, "wmbench releases");
+      nlohmann::json sc = to_json(o.run.scenario);
+      s.doc = {{"schema_version", kSchema},
+               {"kind", "wmbench-releases"},
+               {"scenario", sc},
+               {"scenario_source", o.run.scenario.source},
+               {"device", o.run.scenario.device},
+               {"created_utc", utc_now_iso()},
+               {"index", o.index.args},
+               {"base_python", versions ? o.base_python : ""},
+               {"cache", cache ? cache->root() : ""},
+               {"run_options", run_options_json(o)}};
+    }
+    out << fmt::format("wmbench releases: {} release(s) of scenario {} on {} -> {}\n", rs.size(), o.run.scenario.name,
+                       o.run.scenario.device, s.dir);
+    save(s, rs);
+    const int run_code = run_all_releases(o, s, rs, out, err);
+    if (run_code != 0) {
+      say_table(s.dir, rs, {}, out);
+      return run_code;
+    }
+    const std::vector<Neighbour> ns = compare_neighbours(s.dir, rs, o.tolerance_pct);
+    const int code = worst_exit(ns);
+    std::string md = fmt::format("# torch releases: scenario {} on {}\n\n", o.run.scenario.name, o.run.scenario.device);
+    md += releases_table_md(s.dir, rs);
+    md += "\n## Between neighbours (ordered by version)\n\n";
+    for (const auto& n : ns) {
+      md += fmt::format("- torch {} -> {}: {} ([comparison]({}))\n", n.base_torch, n.now_torch,
+                        n.exit_code == 0 ? "no regression" : n.exit_code == 1 ? "**regression**" : "not comparable", n.compare_file);
+      for (const auto& x : n.regressions) md += "  - " + x + "\n";
+      for (const auto& x : n.notes) md += "  - note: " + x + "\n";
+    }
+    if (ns.empty()) md += "- one release: nothing to compare\n";
+    try {
+      s.folder->write_atomic("releases.md", md);
+    } catch (const FileError& e) {
+      throw EnvError(e.what(), 1);
+    }
+    save(s, rs, &ns, code);
+    say_table(s.dir, rs, ns, out);
+    out << "\n" << releases_table_md(s.dir, rs);
+    if (o.run.draw_plots) draw_releases_chart(s.dir, out, err);
+    if (const int sig = interrupt_signal()) return 128 + sig;
+    return code;
+  } catch (const EnvError& e) {
+    err << "wmbench releases: " << e.what() << "\n";
+    return e.exit_code;
+  }
+}
+
+}  // namespace wmb::releases

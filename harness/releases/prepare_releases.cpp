@@ -1,0 +1,185 @@
+// The prepare stage of `wmbench releases`: each entry as a release, checked, before any folder.
+#include <algorithm>
+#include <map>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "mpsmodel/release_revision.h"
+#include "releases/releases.h"
+#include "releases/torch_version.h"
+#include "runner/child_info.h"
+#include "runner/child_python.h"
+#include "runner/child_spec.h"
+#include "runner/locate.h"
+#include "runner/run_error.h"
+
+namespace wmb::releases {
+namespace {
+
+bool refresh_asked(const ReleasesOptions& o, const std::string& version) {
+  return std::find(o.refresh.begin(), o.refresh.end(), "all") != o.refresh.end() ||
+         std::find(o.refresh.begin(), o.refresh.end(), version) != o.refresh.end();
+}
+
+// The Python child is checked for the scenario's device as `run` would check it (torch too old
+// for mps, no wmbench_fill.py), so that a release that cannot run is refused now, not half-way.
+void check_python_child(const std::string& python, const std::string& device) {
+  try {
+    (void)python_fill_child(python, device);
+  } catch (const RunRefused& e) {
+    throw EnvError(e.what(), e.exit_code);
+  }
+}
+
+Release from_version(const ReleasesOptions& o, EnvCache& cache, const std::string& v, std::ostream& out) {
+  if (const std::string why = version_problem(v); !why.empty()) throw EnvError(fmt::format("release \"{}\": {}", v, why));
+  Release r;
+  r.entry = {"version", v};
+  const ReadyEnv env = cache.get(v, refresh_asked(o, v));
+  // The torch it really imports, every time (a cached env can be changed by hand).
+  if (!version_matches(v, env.torch.torch_version))
+    throw EnvError(fmt::format("release {}: the environment {} imports torch {} ({}), not {}; remake it with --refresh {}", v,
+                               env.dir, env.torch.torch_version, env.torch.torch_file, v, v));
+  r.torch_version = env.torch.torch_version;
+  r.torch_git_version = env.torch.git_version;
+  r.torch_file = env.torch.torch_file;
+  r.python_version = env.torch.python_version;
+  r.python = env.python;
+  r.env_key = env.key;
+  r.env_dir = env.dir;
+  r.installer = env.installer;
+  r.env_made_now = env.made_now;
+  out << fmt::format("  release {}: torch {} (git {}) from {}{}\n", v, r.torch_version,
+                     r.torch_git_version.empty() ? "?" : r.torch_git_version, r.torch_file,
+                     env.made_now ? " (made now)" : " (cached)");
+  return r;
+}
+
+Release from_python(const std::string& given, std::ostream& out) {
+  Release r;
+  r.entry = {"python", given};
+  const std::string path = find_on_path(given);
+  if (path.empty() || !is_executable(path)) throw EnvError(fmt::format("--python {}: no such program", given));
+  const TorchFacts t = probe_torch(path);
+  r.python = path;
+  r.torch_version = t.torch_version;
+  r.torch_git_version = t.git_version;
+  r.torch_file = t.torch_file;
+  r.python_version = t.python_version;
+  out << fmt::format("  --python {}: torch {} from {}\n", given, r.torch_version, r.torch_file);
+  return r;
+}
+
+Release from_fill(const std::string& given, const std::string& device, std::ostream& out) {
+  Release r;
+  r.entry = {"fill", given};
+  ChildHello h;
+  try {
+    h = ask_child_hello(ChildChoice{given, "", device, {}});
+  } catch (const RunRefused& e) {
+    throw EnvError(fmt::format("--fill {}: {}", given, e.what()), e.exit_code);
+  }
+  if (!h.hello || !h.hello->is_object() || !(*h.hello)["torch_version"].is_string())
+    throw EnvError(fmt::format("--fill {}: it did not say its torch version ({})", given, h.error));
+  r.fill = given;
+  r.torch_version = (*h.hello)["torch_version"].get<std::string>().substr(0, 64);
+  if (h.hello->contains("torch_library") && (*h.hello)["torch_library"].is_string())
+    r.torch_file = (*h.hello)["torch_library"].get<std::string>().substr(0, 4096);
+  out << fmt::format("  --fill {}: torch {} ({})\n", given, r.torch_version, r.torch_file);
+  return r;
+}
+
+}  // namespace
+
+std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache, std::ostream& out) {
+  const std::string& device = o.run.scenario.device;
+  const bool model = device == "mps-model";
+  std::vector<Release> rs;
+  for (const auto& e : o.entries) {
+    if (e.kind == "version") {
+      if (!cache) throw EnvError("internal: no environment cache for a version");
+      rs.push_back(from_version(o, *cache, e.given, out));
+    } else if (e.kind == "python") {
+      rs.push_back(from_python(e.given, out));
+    } else {
+      rs.push_back(from_fill(e.given, device, out));
+    }
+    Release& r = rs.back();
+    if (!model && r.entry.kind != "fill") check_python_child(r.python, device);
+    if (model) {
+      if (o.model_revision_given) {
+        r.model_revision = o.run.model_revision;
+        r.model_revision_from = "--model-revision";
+      } else {
+        r.model_revision = mpsmodel::revision_for_torch(r.torch_version);
+        if (r.model_revision.empty())
+          throw EnvError(fmt::format("release {}: torch \"{}\" has no MAJOR.MINOR to choose a model revision by; give "
+                                     "--model-revision",
+                                     e.given, r.torch_version));
+        r.model_revision_from = "table";
+      }
+    }
+  }
+  if (rs.empty()) throw EnvError("no release given: name torch versions (2.11 2.12), or --python PY / --fill PATH entries");
+  std::stable_sort(rs.begin(), rs.end(),
+                   [](const Release& a, const Release& b) { return compare_versions(a.torch_version, b.torch_version) < 0; });
+  std::map<std::string, int> seen;
+  for (auto& r : rs) {
+    const std::string base = "torch-" + file_safe(r.torch_version);
+    const int n = ++seen[base];
+    r.folder = n == 1 ? base : fmt::format("{}-{}", base, n);
+  }
+  return rs;
+}
+
+nlohmann::json to_json(const Release& r) {
+  auto opt = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+  return {{"request", {{"kind", r.entry.kind}, {"given", r.entry.given}}},
+          {"torch_version", r.torch_version},
+          {"torch_git_version", opt(r.torch_git_version)},
+          {"torch_file", opt(r.torch_file)},
+          {"python", opt(r.python)},
+          {"python_version", opt(r.python_version)},
+          {"fill", opt(r.fill)},
+          {"env", r.env_key.empty() ? nlohmann::json(nullptr)
+                                    : nlohmann::json{{"key", r.env_key}, {"dir", r.env_dir}, {"installer", r.installer},
+                                                     {"made_by_this_session", r.env_made_now}}},
+          {"folder", r.folder},
+          {"model_revision", opt(r.model_revision)},
+          {"model_revision_from", opt(r.model_revision_from)},
+          {"state", r.state},
+          {"exit_code", r.exit_code < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.exit_code)}};
+}
+
+Release release_from_json(const nlohmann::json& j, const std::string& where) {
+  auto text = [&](const nlohmann::json& obj, const char* key, bool required) -> std::string {
+    const auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) {
+      if (required) throw EnvError(fmt::format("{}: \"{}\" is missing", where, key));
+      return "";
+    }
+    if (!it->is_string() || it->get<std::string>().size() > 4096)
+      throw EnvError(fmt::format("{}: \"{}\" is not a string of at most 4096 bytes", where, key));
+    return it->get<std::string>();
+  };
+  if (!j.is_object() || !j.contains("request") || !j["request"].is_object())
+    throw EnvError(fmt::format("{}: not a release object with a \"request\"", where));
+  Release r;
+  r.entry.kind = text(j["request"], "kind", true);
+  r.entry.given = text(j["request"], "given", true);
+  if (r.entry.kind != "version" && r.entry.kind != "python" && r.entry.kind != "fill")
+    throw EnvError(fmt::format("{}: request kind \"{}\" (allowed: version, python, fill)", where, r.entry.kind));
+  if (r.entry.kind == "version" && !version_problem(r.entry.given).empty())
+    throw EnvError(fmt::format("{}: request \"{}\": {}", where, r.entry.given, version_problem(r.entry.given)));
+  r.torch_version = text(j, "torch_version", true);
+  r.folder = text(j, "folder", true);
+  if (r.folder.empty() || file_safe(r.folder) != r.folder || r.folder == "." || r.folder == "..")
+    throw EnvError(fmt::format("{}: folder \"{}\" is not a plain folder name", where, r.folder));
+  r.state = text(j, "state", true);
+  r.model_revision = text(j, "model_revision", false);
+  r.model_revision_from = text(j, "model_revision_from", false);
+  return r;
+}
+
+}  // namespace wmb::releases

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Builds a stand-in torch wheel for wmbench's tests of `wmbench releases` (no package index here).
+
+    python3 standin_torch_wheel.py --version 2.12.0 --out WHEELHOUSE --real /usr/lib/python3/dist-packages/torch/__init__.py
+                                   [--git HASH] [--limit BYTES] [--says VERSION] [--pad BYTES]
+
+The wheel (torch-VERSION-py3-none-any.whl, standard library only: zipfile, a METADATA, WHEEL and
+RECORD) holds a pure-Python `torch` package whose __init__ loads the real torch given by --real
+(Debian's python3-torch) under the name `torch` and then says VERSION as torch.__version__ and
+HASH as torch.version.git_version. With --limit, torch.empty raises PyTorch's MPS out-of-memory
+text ("... max allowed: LIMIT ...") once the tensors it made would pass LIMIT bytes: a stand-in
+for a release whose allocator has another limit. Prints the wheel's path.
+"""
+
+import argparse
+import base64
+import hashlib
+import os
+import zipfile
+
+INIT = '''"""A stand-in for torch {version}, made by wmbench's tests: the real torch of {real}, saying {version}."""
+import importlib.util as _u
+import os as _o
+import sys as _s
+
+_REAL = {real!r}
+_SITE = _o.path.dirname(_o.path.dirname(_REAL))
+if _SITE not in _s.path:
+    _s.path.append(_SITE)
+_spec = _u.spec_from_file_location("torch", _REAL, submodule_search_locations=[_o.path.dirname(_REAL)])
+_m = _u.module_from_spec(_spec)
+_s.modules["torch"] = _m
+_spec.loader.exec_module(_m)
+_m.__version__ = {version!r}
+_m.version.__version__ = {version!r}
+_m.version.git_version = {git!r}
+_m.__wmbench_standin__ = True
+_LIMIT = {limit}
+if _LIMIT:
+    _orig_empty = _m.empty
+    _held = [0]
+
+    def _size(n):
+        for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+            if n >= scale:
+                return "%.2f %s" % (n / scale, unit)
+        return "%d bytes" % n
+
+    def empty(*args, **kwargs):
+        t = _orig_empty(*args, **kwargs)
+        n = t.element_size() * t.nelement()
+        if _held[0] + n > _LIMIT:
+            raise RuntimeError(
+                "MPS backend out of memory (MPS allocated: %s, other allocations: 0 bytes, max allowed: %s). "
+                "Tried to allocate %s on shared pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper "
+                "limit for memory allocations (may cause system failure)." % (_size(_held[0]), _size(_LIMIT), _size(n)))
+        _held[0] += n
+        return t
+
+    _m.empty = empty
+'''
+
+
+def record_line(name, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return "%s,sha256=%s,%d" % (name, digest, len(data))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--version", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--real", required=True)
+    p.add_argument("--git", default="0123456789abcdef0123456789abcdef01234567")
+    p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--pad", type=int, default=0, help="add torch/lib/pad.bin of this many random bytes (a big wheel)")
+    p.add_argument("--says", help="the torch.__version__ it says (default: --version): a wheel that lies")
+    a = p.parse_args()
+    dist = "torch-%s.dist-info" % a.version
+    files = {
+        "torch/__init__.py": INIT.format(version=a.says or a.version, real=os.path.abspath(a.real), git=a.git, limit=a.limit).encode(),
+        dist + "/METADATA": ("Metadata-Version: 2.1\nName: torch\nVersion: %s\nSummary: wmbench test stand-in\n" % a.version).encode(),
+        dist + "/WHEEL": b"Wheel-Version: 1.0\nGenerator: wmbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    if a.pad:
+        files["torch/lib/pad.bin"] = os.urandom(a.pad)
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, "torch-%s-py3-none-any.whl" % a.version)
+    record = [record_line(n, d) for n, d in files.items()] + [dist + "/RECORD,,"]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, d in files.items():
+            z.writestr(n, d)
+        z.writestr(dist + "/RECORD", "\n".join(record) + "\n")
+    print(path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,401 @@
+// `wmbench releases` end to end, with no package index: stand-in torch wheels built here
+// (tests/integration/standin_torch_wheel.py: a pure-Python `torch` of a given __version__ that
+// loads Debian's python3-torch) in a local wheelhouse, real venvs made by the real pip into a
+// cache under a temp XDG_CACHE_HOME, the real runner per release. Nothing here reaches the internet.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "cli_util.h"
+
+using namespace wmbt;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The python whose torch the stand-ins load: the one CMake found (Debian's /usr/bin/python3).
+std::string real_torch_init() {
+  static const std::string path = [] {
+    auto r = run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import torch; print(torch.__file__)"});
+    std::string s = r.out;
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    return r.status == 0 ? s : std::string();
+  }();
+  return path;
+}
+
+std::string venv_skip_reason() {
+  if (std::string(WMBENCH_TORCH_PYTHON).empty()) return "no python3 with torch was found at configure time";
+  if (real_torch_init().empty()) return std::string(WMBENCH_TORCH_PYTHON) + " cannot import torch";
+  auto r = run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import venv, pip"});
+  if (r.status != 0)
+    return std::string(WMBENCH_TORCH_PYTHON) + " has no venv or no pip (scripts/setup.sh: apt-get install python3-venv python3-pip)";
+  return "";
+}
+
+#define SKIP_WITHOUT_VENV()                                        \
+  do {                                                             \
+    if (auto why = venv_skip_reason(); !why.empty()) GTEST_SKIP() << why; \
+  } while (0)
+
+struct Bench {
+  Tmp t;
+  std::string cache = t.path + "/cache", wheels = t.path + "/wheels", out = t.path + "/out";
+
+  void wheel(const std::string& version, uint64_t limit = 0, const std::string& says = "", uint64_t pad = 0) {
+    std::vector<std::string> a = {WMBENCH_TORCH_PYTHON, "-I", std::string(WMBENCH_SOURCE_DIR) + "/tests/integration/standin_torch_wheel.py",
+                                  "--version", version, "--out", wheels, "--real", real_torch_init()};
+    if (limit) a.insert(a.end(), {"--limit", std::to_string(limit)});
+    if (!says.empty()) a.insert(a.end(), {"--says", says});
+    if (pad) a.insert(a.end(), {"--pad", std::to_string(pad)});
+    auto r = run(a);
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+  }
+  RunOpts opts(double timeout = 600) const {
+    RunOpts o;
+    o.timeout = timeout;
+    o.set_env["XDG_CACHE_HOME"] = cache;
+    o.set_env["PIP_CONFIG_FILE"] = "/dev/null";  // the machine's pip.conf and PIP_* stay out
+    o.set_env["PIP_RETRIES"] = "1";  // one retry: pip says why it could not connect only when it retries
+    o.unset_env = {"PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX", "WMBENCH_PYTHON_CHILD"};
+    return o;
+  }
+  // The offline wheelhouse, and the interpreter that makes the envs.
+  std::vector<std::string> index() const {
+    return {"--base-python", WMBENCH_TORCH_PYTHON, "--find-links", wheels, "--no-index"};
+  }
+  std::string envs() const { return cache + "/wmbench/envs"; }
+  std::vector<std::string> env_dirs() const {
+    std::vector<std::string> v;
+    if (!fs::exists(envs())) return v;
+    for (auto& e : fs::directory_iterator(envs()))
+      if (e.is_directory()) v.push_back(e.path().filename().string());
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+  std::string only_releases_dir() const {
+    std::vector<std::string> v;
+    if (fs::exists(out))
+      for (auto& e : fs::directory_iterator(out)) v.push_back(e.path().string());
+    return v.size() == 1 ? v[0] : "";
+  }
+};
+
+// The model, small: a 256 MiB recommended max, 16 MiB steps, a 384 MiB cap.
+const std::vector<std::string> kModel = {"--scenario", "mps-watermark", "--device", "mps-model", "--recommended-max",
+                                         "256MiB", "--cap", "384MiB", "--step", "16MiB"};
+
+std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::string made_utc(const std::string& env) { return read_json(env + "/wmbench-env.json")["made_utc"]; }
+
+}  // namespace
+
+// The issue's done-when: two stand-in releases from a local wheelhouse on mps-model: a releases
+// folder, a chart, exit 0; the revision of each release from the table; two cached envs, reused
+// by a second call; --refresh remakes one; --model-revision wins over the table.
+TEST(ReleasesStandIns, TwoReleasesOnTheModelGiveAFolderAChartAndExit0AndTheirEnvsAreCached) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.11.0");
+  b.wheel("2.12.0");
+  auto r = wmbench(cat(cat({"releases", "2.12", "2.11", "--out", b.out}, kModel), b.index()), b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string dir = b.only_releases_dir();
+  ASSERT_FALSE(dir.empty()) << r.out;
+  EXPECT_NE(dir.find("-releases-mps-watermark"), std::string::npos) << dir;
+  const auto j = read_json(dir + "/releases.json");
+  ASSERT_EQ(j["releases"].size(), 2u);
+  // ordered by version, not as given
+  EXPECT_EQ(j["releases"][0]["torch_version"], "2.11.0");
+  EXPECT_EQ(j["releases"][1]["torch_version"], "2.12.0");
+  EXPECT_EQ(j["releases"][0]["model_revision"], "private-pool");
+  EXPECT_EQ(j["releases"][1]["model_revision"], "shared-pool");
+  EXPECT_EQ(j["releases"][0]["model_revision_from"], "table");
+  EXPECT_EQ(j["releases"][1]["torch_git_version"], "0123456789abcdef0123456789abcdef01234567");
+  for (const char* f : {"torch-2.11.0", "torch-2.12.0"}) {
+    EXPECT_TRUE(file_exists(dir + "/" + f + "/summary.json")) << f;
+    EXPECT_EQ(read_json(dir + "/" + f + "/summary.json")["runs"].size(), 6u) << f;
+  }
+  EXPECT_EQ(read_json(dir + "/torch-2.11.0/machine.json")["model"]["revision"], "private-pool");
+  EXPECT_EQ(read_json(dir + "/torch-2.12.0/machine.json")["model"]["revision"], "shared-pool");
+  ASSERT_EQ(j["neighbours"].size(), 1u);
+  EXPECT_EQ(j["neighbours"][0]["exit_code"], 0) << j["neighbours"].dump(2);
+  EXPECT_EQ(j["exit_code"], 0);
+  EXPECT_TRUE(file_exists(dir + "/compare-torch-2.11.0-to-torch-2.12.0.md"));
+  EXPECT_TRUE(has(slurp(dir + "/releases.md"), "torch 2.11.0 (private-pool)")) << slurp(dir + "/releases.md");
+  EXPECT_TRUE(file_exists(dir + "/plots/releases.png")) << r.out << r.err;
+  EXPECT_TRUE(file_exists(dir + "/plots/releases.svg"));
+  // two envs, complete, nothing half-made beside them
+  const auto envs = b.env_dirs();
+  ASSERT_EQ(envs.size(), 2u) << r.out;
+  EXPECT_TRUE(has(envs[0], "torch-2.11-py")) << envs[0];
+  EXPECT_TRUE(has(envs[1], "torch-2.12-py")) << envs[1];
+  for (auto& e : fs::directory_iterator(b.envs())) EXPECT_FALSE(has(e.path().filename().string(), ".tmp-")) << e.path();
+  const std::string e11 = b.envs() + "/" + envs[0], e12 = b.envs() + "/" + envs[1];
+  const std::string m11 = made_utc(e11), m12 = made_utc(e12);
+
+  // A second call reuses both; --model-revision names one revision for all.
+  fs::remove_all(b.out);
+  r = wmbench(cat(cat({"releases", "2.11", "2.12", "--out", b.out, "--no-plots", "--model-revision", "current", "--only", "high-1.0-low-1.0"}, kModel), b.index()),
+              b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_FALSE(has(r.out, "making the environment")) << r.out;
+  EXPECT_EQ(made_utc(e11), m11);
+  EXPECT_EQ(made_utc(e12), m12);
+  const auto j2 = read_json(b.only_releases_dir() + "/releases.json");
+  EXPECT_EQ(j2["releases"][0]["model_revision"], "current");
+  EXPECT_EQ(j2["releases"][1]["model_revision_from"], "--model-revision");
+
+  // --refresh 2.12 remakes that one only.
+  fs::remove_all(b.out);
+  ::sleep(1);  // made_utc has one-second resolution
+  r = wmbench(cat(cat({"releases", "2.11", "2.12", "--out", b.out, "--no-plots", "--refresh", "2.12", "--only", "high-1.0-low-1.0"}, kModel), b.index()), b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(made_utc(e11), m11);
+  EXPECT_NE(made_utc(e12), m12);
+  EXPECT_EQ(b.env_dirs().size(), 2u);
+}
+
+// A stand-in whose allocator says another max allowed: exit 1, naming the setting and both
+// releases, compared by version (2.9 before 2.12, whatever the order given).
+TEST(ReleasesStandIns, AReleaseWhoseChildReportsAnotherMaxAllowedIsARegressionNamingTheSettingAndBothReleases) {
+  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_PYTHON_TORCH();
+  Bench b;
+  b.wheel("2.9.0", 256ull << 20);
+  b.wheel("2.12.0", 192ull << 20);
+  const std::string sc = scenario(b.t.path, "one", R"({"name": "one", "device": "cpu", "step": "32MiB", "cap": "512MiB",
+    "timeout": "2m", "matrix": [{"label": "default", "env": {}}]})");
+  auto r = wmbench(cat({"releases", "2.12", "2.9", "--scenario", sc, "--out", b.out, "--no-plots"}, b.index()), b.opts());
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "2.9.0 -> 2.12.0: REGRESSION")) << r.out;
+  EXPECT_TRUE(has(r.out, "setting default: ")) << r.out;
+  EXPECT_TRUE(has(r.out, "max allowed 256.00 MiB -> 192.00 MiB")) << r.out;
+  const std::string dir = b.only_releases_dir();
+  const auto j = read_json(dir + "/releases.json");
+  EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["neighbours"][0]["base_torch"], "2.9.0");
+  EXPECT_EQ(j["neighbours"][0]["new_torch"], "2.12.0");
+  // The Python child ran under each release's env and recorded its torch.
+  const auto m = read_json(dir + "/torch-2.12.0/machine.json");
+  EXPECT_EQ(m["child"]["kind"], "python");
+  EXPECT_TRUE(has(m["child"]["python"]["path"].get<std::string>(), "/wmbench/envs/torch-2.12-py")) << m["child"].dump();
+  EXPECT_EQ(m["torch_version"], "2.12.0");
+  const auto s = read_json(dir + "/torch-2.9.0/summary.json");
+  EXPECT_EQ(s["runs"][0]["stopped_by"], "pytorch") << s["runs"][0].dump(2);
+  EXPECT_EQ(s["runs"][0]["max_allowed_bytes"], 256ull << 20);
+}
+
+// --resume: the releases that did not run (state not done) run; the done ones stay as they are.
+TEST(ReleasesStandIns, ResumeRunsOnlyTheReleasesThatDidNotFinish) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.11.0");
+  b.wheel("2.13.0");
+  auto r = wmbench(cat(cat({"releases", "2.11", "2.13", "--out", b.out, "--no-plots", "--only", "default,high-0.5-low-0.5"}, kModel), b.index()), b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string dir = b.only_releases_dir();
+  // As a session stopped before its second release leaves it.
+  auto j = read_json(dir + "/releases.json");
+  j["releases"][1]["state"] = "planned";
+  j.erase("neighbours");
+  write(dir + "/releases.json", j.dump(2));
+  fs::remove_all(dir + "/torch-2.13.0");
+  const auto first = fs::last_write_time(dir + "/torch-2.11.0/summary.json");
+  r = wmbench({"releases", "--resume", dir, "--no-plots", "--base-python", WMBENCH_TORCH_PYTHON}, b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "release torch 2.11.0: done before")) << r.out;
+  EXPECT_TRUE(file_exists(dir + "/torch-2.13.0/summary.json"));
+  EXPECT_EQ(fs::last_write_time(dir + "/torch-2.11.0/summary.json"), first);
+  const auto j2 = read_json(dir + "/releases.json");
+  EXPECT_EQ(j2["releases"][1]["state"], "done");
+  EXPECT_EQ(j2["releases"][1]["model_revision"], "shared-pool");
+  EXPECT_EQ(j2["neighbours"].size(), 1u);
+  // A resumed folder takes no new releases.
+  r = wmbench({"releases", "--resume", dir, "2.14"}, b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+}
+
+TEST(ReleasesBadInput, AnUnknownVersionNamesTheVersionsThereAndLeavesNothing) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.11.0");
+  auto r = wmbench(cat(cat({"releases", "2.11", "2.99", "--out", b.out}, kModel), b.index()), b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "torch 2.99 (torch==2.99.*) is not in")) << r.err;
+  EXPECT_TRUE(has(r.err, "the versions there: 2.11.0")) << r.err;
+  EXPECT_FALSE(fs::exists(b.out)) << "no releases folder before every release is ready";
+  for (const auto& e : b.env_dirs()) EXPECT_FALSE(has(e, "2.99")) << e;
+  for (auto& e : fs::directory_iterator(b.envs())) EXPECT_FALSE(has(e.path().filename().string(), ".tmp-")) << e.path();
+}
+
+TEST(ReleasesBadInput, AWheelThatImportsAnotherTorchIsRefusedAndNotCached) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.13.0", 0, "2.12.0");
+  auto r = wmbench(cat(cat({"releases", "2.13", "--out", b.out}, kModel), b.index()), b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "imports torch 2.12.0")) << r.err;
+  EXPECT_TRUE(has(r.err, "nothing was cached")) << r.err;
+  EXPECT_TRUE(b.env_dirs().empty());
+  EXPECT_FALSE(fs::exists(b.out));
+}
+
+TEST(ReleasesBadInput, NoReachableIndexIsSaidWithWhatToDo) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  // A port nothing listens on: the connection is refused at once.
+  auto r = wmbench(cat({"releases", "2.12", "--out", b.out, "--base-python", WMBENCH_TORCH_PYTHON, "--index-url",
+                        "http://127.0.0.1:9/simple"},
+                       kModel),
+                   b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "could not reach its index (--index-url http://127.0.0.1:9/simple)")) << r.err;
+  EXPECT_TRUE(has(r.err, "--find-links")) << r.err;
+  EXPECT_TRUE(b.env_dirs().empty());
+  EXPECT_FALSE(fs::exists(b.out));
+}
+
+TEST(ReleasesBadInput, APythonWithoutVenvIsSaidWithWhatToInstall) {
+  Bench b;
+  // Debian's python3 without python3-venv, as it answers `-m venv`.
+  const std::string py = script(b.t.path, "python3-novenv",
+                                "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = venv ]; then echo 'The virtual environment was "
+                                "not created successfully because ensurepip is not available.' >&2; exit 1; fi; done\nexec " +
+                                    find_on_path("python3") + " \"$@\"\n");
+  auto r = wmbench(cat({"releases", "2.12", "--out", b.out, "--base-python", py, "--find-links", b.t.path, "--no-index"}, kModel),
+                   b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "cannot make a virtual environment")) << r.err;
+  EXPECT_TRUE(has(r.err, "python3-venv")) << r.err;
+  EXPECT_TRUE(b.env_dirs().empty());
+  EXPECT_FALSE(fs::exists(b.out));
+}
+
+TEST(ReleasesBadInput, AVersionThatIsNotOneIsRefusedBeforeAnythingRuns) {
+  Bench b;
+  for (const char* v : {"2.12; rm -rf /", "$(id)", "latest", "2", "-2.12", "2.12.0.0.0"}) {
+    auto r = wmbench(cat({"releases", v, "--out", b.out}, kModel), b.opts());
+    EXPECT_EQ(r.status, 2) << v << ": " << r.out << r.err;
+    EXPECT_TRUE(has(r.err, "not a torch version") || has(r.err, "the following argument")) << v << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(b.cache));
+  EXPECT_FALSE(fs::exists(b.out));
+}
+
+// Ctrl-C while an env is being made: exit 130, the half-made env removed. A second run that wants
+// the same env meanwhile is refused (exit 2), naming who holds it.
+TEST(ReleasesBadInput, CtrlCDuringAnInstallLeavesNoHalfMadeEnvAndASecondRunIsRefusedMeanwhile) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.12.0");
+  const std::string marker = b.t.path + "/in-venv";
+  // The real interpreter, whose `-m venv` step is slowed down: it makes the venv, says so, then waits.
+  const std::string py = script(b.t.path, "slow-python",
+                                "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = venv ]; then " + std::string(WMBENCH_TORCH_PYTHON) +
+                                    " \"$@\" || exit 1; touch " + marker + "; sleep 60; exit 0; fi; done\nexec " +
+                                    WMBENCH_TORCH_PYTHON + " \"$@\"\n");
+  std::vector<std::string> args = cat({"releases", "2.12", "--out", b.out, "--base-python", py, "--find-links", b.wheels, "--no-index"}, kModel);
+  RunOpts o = b.opts(120);
+  Result second;
+  o.while_running = [&](pid_t pid) {
+    ASSERT_TRUE(wait_for([&] { return file_exists(marker); }, 60));
+    second = wmbench(args, b.opts(60));
+    ::kill(pid, SIGINT);
+  };
+  auto r = wmbench(args, o);
+  EXPECT_EQ(r.status, 130) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "interrupted by SIGINT")) << r.err;
+  EXPECT_TRUE(has(r.err, "nothing was cached")) << r.err;
+  EXPECT_EQ(second.status, 2) << second.out << second.err;
+  EXPECT_TRUE(has(second.err, "is being made by pid")) << second.err;
+  EXPECT_TRUE(has(second.err, "XDG_CACHE_HOME")) << second.err;
+  EXPECT_TRUE(b.env_dirs().empty()) << "no half-made env";
+  for (auto& e : fs::directory_iterator(b.envs())) EXPECT_FALSE(has(e.path().filename().string(), ".tmp-")) << e.path();
+  EXPECT_FALSE(fs::exists(b.out));
+}
+
+// A disk that fills while a wheel unpacks (a 16 MiB tmpfs as the cache, as root; the stand-in
+// carries 24 MiB of random bytes): said as such, exit 2, nothing left on it.
+TEST(ReleasesBadInput, ADiskThatFillsWhileAnEnvIsMadeIsSaidAndNothingIsLeft) {
+  SKIP_WITHOUT_VENV();
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs as the cache";
+  Bench b;
+  b.wheel("2.12.0", 0, "", 24ull << 20);
+  fs::create_directories(b.cache);
+  if (run({"/bin/mount", "-t", "tmpfs", "-o", "size=16M", "tmpfs", b.cache}).status != 0)
+    GTEST_SKIP() << "mount -t tmpfs failed here (a container without CAP_SYS_ADMIN)";
+  struct Unmount {
+    std::string p;
+    ~Unmount() { run({"/bin/umount", "-l", p}); }
+  } unmount{b.cache};
+  auto r = wmbench(cat(cat({"releases", "2.12", "--out", b.out}, kModel), b.index()), b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "the disk filled")) << r.err;
+  EXPECT_TRUE(b.env_dirs().empty());
+  for (auto& e : fs::directory_iterator(b.envs())) EXPECT_FALSE(has(e.path().filename().string(), ".tmp-")) << e.path();
+  EXPECT_FALSE(fs::exists(b.out));
+}
+
+// Entries beside versions: an interpreter you already have (--python) and a wmbench-fill built
+// against some libtorch (--fill); no env is made, each is ordered by the torch it says.
+TEST(ReleasesStandIns, PythonAndFillEntriesAreReleasesOrderedByTheTorchTheySay) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  Bench b;
+  const std::string sc = scenario(b.t.path, "one", R"({"name": "one", "device": "cpu", "step": "16MiB", "cap": "64MiB",
+    "timeout": "2m", "matrix": [{"label": "default", "env": {}}]})");
+  auto r = wmbench({"releases", "--fill", WMBENCH_FILL_BIN, "--python", WMBENCH_TORCH_PYTHON, "--scenario", sc, "--out", b.out,
+                    "--no-plots"},
+                   b.opts());
+  const auto j = read_json(b.only_releases_dir() + "/releases.json");
+  ASSERT_EQ(j["releases"].size(), 2u) << r.out << r.err;
+  // Debian's build: torch.__version__ 1.13.0a0 (a pre-release) before the C++ headers' 1.13.0
+  EXPECT_EQ(j["releases"][0]["request"]["kind"], "python");
+  EXPECT_EQ(j["releases"][1]["request"]["kind"], "fill");
+  EXPECT_LT(j["releases"][0]["torch_version"].get<std::string>().size(), 16u);
+  EXPECT_EQ(read_json(b.only_releases_dir() + "/" + j["releases"][0]["folder"].get<std::string>() + "/machine.json")["child"]["kind"], "python");
+  EXPECT_EQ(read_json(b.only_releases_dir() + "/" + j["releases"][1]["folder"].get<std::string>() + "/machine.json")["child"]["kind"], "native");
+  // The same libtorch under both children: compare says no regression.
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_FALSE(fs::exists(b.cache)) << "no env for an entry that brings its own torch";
+  // --resume runs no program named in releases.json: the entries are named again, or refused.
+  r = wmbench({"releases", "--resume", b.only_releases_dir(), "--no-plots"}, b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "a program named in a file is not run")) << r.err;
+  r = wmbench({"releases", "--resume", b.only_releases_dir(), "--no-plots", "--fill", WMBENCH_FILL_BIN, "--python", WMBENCH_TORCH_PYTHON},
+              b.opts());
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "done before")) << r.out;
+}
+
+// uv on PATH makes the envs: `uv venv --python BASE DIR`, then `uv pip install --python
+// DIR/bin/python REQ INDEX-OPTIONS...`, each an argv. A stand-in uv records its argv and does the
+// same with venv and pip (no uv here).
+TEST(ReleasesStandIns, UvOnPathMakesTheEnvWithTheIndexOptionsAsArgv) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.12.0");
+  const std::string bin = b.t.path + "/bin", log = b.t.path + "/uv.log";
+  fs::create_directories(bin);
+  const std::string py = WMBENCH_TORCH_PYTHON;
+  script(bin, "uv",
+         "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log +
+             "\nif [ \"$1\" = venv ]; then exec " + py + " -m venv --without-pip \"$4\"; fi\n"
+             "if [ \"$1\" = pip ]; then target=\"$4\"; shift 4; exec " + py + " -m pip --python \"$target\" install \"$@\"; fi\nexit 9\n");
+  RunOpts o = b.opts();
+  o.set_env["PATH"] = bin + ":/usr/bin:/bin";
+  auto r = wmbench(cat(cat({"releases", "2.12", "--out", b.out, "--no-plots", "--only", "default"}, kModel), b.index()), o);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string calls = slurp(log);
+  EXPECT_TRUE(has(calls, "venv --python " + py + " ")) << calls;
+  EXPECT_TRUE(has(calls, "pip install --python ")) << calls;
+  EXPECT_TRUE(has(calls, "torch==2.12.* --find-links " + b.wheels + " --no-index")) << calls;
+  const auto j = read_json(b.only_releases_dir() + "/releases.json");
+  EXPECT_EQ(j["releases"][0]["env"]["installer"], "uv");
+}

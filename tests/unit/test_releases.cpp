@@ -1,0 +1,119 @@
+// `wmbench releases`' pure parts: torch version strings (form, pip's requirement, the match
+// against what an env imported, the order of releases), the table of releases to model
+// revisions, and the words for a failed install from pip's real texts (pip 23.0.1, Debian 12).
+#include <gtest/gtest.h>
+
+#include "mpsmodel/release_revision.h"
+#include "mpsmodel/revision.h"
+#include "releases/env_cache.h"
+#include "releases/torch_version.h"
+
+using namespace wmb::releases;
+
+TEST(ReleaseVersions, OnlyVersionFormsAreTaken) {
+  for (const char* v : {"2.12", "2.12.1", "2.13.0.dev20260601", "2.11.0+cpu", "2.12.0rc3", "1.13.0a0", "2.11.0+cu130"})
+    EXPECT_EQ(version_problem(v), "") << v;
+  for (const char* v : {"", "2", "latest", "2.12; rm -rf /", "$(id)", "-2.12", "2.12 ", "2.12.0.0.0", "2..12", "2.12+",
+                        "2.12.0+cpu/../x", "v2.12"})
+    EXPECT_NE(version_problem(v), "") << v;
+  EXPECT_NE(version_problem(std::string(65, '1')), "");
+}
+
+TEST(ReleaseVersions, PipsRequirementAndTheMatchOfWhatWasImported) {
+  EXPECT_EQ(pip_requirement("2.12"), "torch==2.12.*");
+  EXPECT_EQ(pip_requirement("2.12.1"), "torch==2.12.1");
+  EXPECT_EQ(pip_requirement("2.13.0.dev20260601"), "torch==2.13.0.dev20260601");
+  EXPECT_TRUE(version_matches("2.12", "2.12.0"));
+  EXPECT_TRUE(version_matches("2.12", "2.12.3+cpu"));
+  EXPECT_FALSE(version_matches("2.12", "2.1.2"));
+  EXPECT_FALSE(version_matches("2.12", "2.13.0"));
+  EXPECT_TRUE(version_matches("2.12.1", "2.12.1+cu130"));
+  EXPECT_TRUE(version_matches("2.12.0", "2.12"));
+  EXPECT_FALSE(version_matches("2.12.1", "2.12.2"));
+  EXPECT_FALSE(version_matches("2.12.0", "2.12.0rc1"));
+  EXPECT_FALSE(version_matches("2.11.0+cpu", "2.11.0+cu130"));
+  EXPECT_FALSE(version_matches("1.13", "1.13.0a0x"));
+}
+
+TEST(ReleaseVersions, ReleasesAreOrderedAsReleasesNotAsText) {
+  EXPECT_LT(compare_versions("2.9.0", "2.12.0"), 0);
+  EXPECT_LT(compare_versions("2.12.0", "2.12.1"), 0);
+  EXPECT_LT(compare_versions("2.13.0.dev20260601", "2.13.0a1"), 0);
+  EXPECT_LT(compare_versions("2.13.0a1", "2.13.0rc1"), 0);
+  EXPECT_LT(compare_versions("2.13.0rc1", "2.13.0"), 0);
+  EXPECT_LT(compare_versions("2.13.0", "2.13.0.post1"), 0);
+  EXPECT_LT(compare_versions("1.13.0a0", "1.13.1"), 0);
+  EXPECT_EQ(compare_versions("2.12", "2.12.0"), 0);
+  EXPECT_EQ(file_safe("2.11.0+cpu"), "2.11.0_cpu");
+}
+
+TEST(ReleaseRevisions, EachReleaseHasTheRevisionOfItsTimeWithThePrsThatSplitThem) {
+  using wmb::mpsmodel::revision_for_torch;
+  EXPECT_EQ(revision_for_torch("1.13.0a0"), "legacy");
+  EXPECT_EQ(revision_for_torch("2.5.1"), "legacy");
+  EXPECT_EQ(revision_for_torch("2.7.0"), "private-pool");
+  EXPECT_EQ(revision_for_torch("2.11.0+cpu"), "private-pool");
+  EXPECT_EQ(revision_for_torch("2.12.0"), "shared-pool");
+  EXPECT_EQ(revision_for_torch("2.13.0.dev20260601"), "shared-pool");
+  EXPECT_EQ(revision_for_torch("2.14.0"), "current");
+  EXPECT_EQ(revision_for_torch("3.0"), "current");
+  EXPECT_EQ(revision_for_torch("nonsense"), "");
+  for (const auto& r : wmb::mpsmodel::release_revisions()) EXPECT_NO_THROW(wmb::mpsmodel::find_revision(r.revision)) << r.revision;
+  const std::string t = wmb::mpsmodel::release_revision_table();
+  EXPECT_NE(t.find("#175818"), std::string::npos) << t;
+  EXPECT_NE(t.find("#187441"), std::string::npos) << t;
+  EXPECT_NE(t.find("torch 2.7 - 2.11"), std::string::npos) << t;
+  EXPECT_NE(t.find("torch >= 2.14"), std::string::npos) << t;
+}
+
+TEST(ReleaseInstallFailures, PipsOwnTextsBecomeWhatToDo) {
+  const std::string where = "--find-links /w --no-index", what = "torch 2.99 (torch==2.99.*)";
+  // pip 23.0.1, an offline wheelhouse without that version
+  std::string s = explain_install_failure(
+      "Looking in links: /w\nERROR: Could not find a version that satisfies the requirement torch==2.99.* (from versions: "
+      "2.11.0, 2.12.0)\nERROR: No matching distribution found for torch==2.99.*\n",
+      what, where, "pip install torch==2.99.*");
+  EXPECT_NE(s.find("torch 2.99 (torch==2.99.*) is not in --find-links /w --no-index; the versions there: 2.11.0, 2.12.0"),
+            std::string::npos)
+      << s;
+  // no torch at all for this Python
+  s = explain_install_failure("ERROR: Could not find a version that satisfies the requirement torch==2.12.* (from versions: none)\n",
+                              what, where, "pip");
+  EXPECT_NE(s.find("offers no torch wheel for this Python and machine"), std::string::npos) << s;
+  // an index that refuses the connection (pip retries, then says none)
+  s = explain_install_failure(
+      "WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by "
+      "'NewConnectionError('<pip._vendor.urllib3.connection.HTTPConnection object at 0x7f>: Failed to establish a new "
+      "connection: [Errno 111] Connection refused')': /simple/torch/\nERROR: Could not find a version that satisfies the "
+      "requirement torch==2.13.* (from versions: none)\n",
+      what, "--index-url http://127.0.0.1:9/simple", "pip");
+  EXPECT_NE(s.find("could not reach its index (--index-url http://127.0.0.1:9/simple)"), std::string::npos) << s;
+  EXPECT_NE(s.find("--find-links DIR"), std::string::npos) << s;
+  // Debian without python3-venv
+  s = explain_install_failure("The virtual environment was not created successfully because ensurepip is not available.\n",
+                              what, where, "python3 -m venv");
+  EXPECT_NE(s.find("apt-get install python3-venv"), std::string::npos) << s;
+  // a full disk: said by pip, or only seen in what is left (venv's ensurepip says just "failed")
+  s = explain_install_failure("OSError: [Errno 28] No space left on device: '/c/torch/lib/libtorch_cpu.so'\n", what, where, "pip");
+  EXPECT_NE(s.find("the disk filled"), std::string::npos) << s;
+  s = explain_install_failure("Error: Command '['/c/bin/python3', '-m', 'ensurepip', '--upgrade', '--default-pip']' returned "
+                              "non-zero exit status 1.\n",
+                              what, where, "python3 -m venv", true);
+  EXPECT_NE(s.find("the disk filled"), std::string::npos) << s;
+  s = explain_install_failure("Error: Command '[...]' returned non-zero exit status 1.\n", what, where, "python3 -m venv", false);
+  EXPECT_EQ(s.find("the disk filled"), std::string::npos) << s;
+  EXPECT_NE(s.find("python3 -m venv failed"), std::string::npos) << s;
+}
+
+TEST(ReleaseInstallFailures, IndexValuesAreArgvElementsPipCannotMisread) {
+  EXPECT_THROW(checked_index_value("--index-url", ""), EnvError);
+  EXPECT_THROW(checked_index_value("--index-url", "--trusted-host=evil"), EnvError);
+  EXPECT_THROW(checked_index_value("--index-url", "http://x/\nsimple"), EnvError);
+  EXPECT_THROW(checked_index_value("--find-links", "/no/such/wheelhouse"), EnvError);
+  EXPECT_EQ(checked_index_value("--index-url", "https://download.pytorch.org/whl/nightly/cpu"),
+            "https://download.pytorch.org/whl/nightly/cpu");
+  EXPECT_EQ(checked_index_value("--find-links", "/tmp"), "/tmp");
+  IndexOptions o;
+  o.args = {{"--find-links", "/w"}, {"--no-index", ""}};
+  EXPECT_EQ(o.argv(), (std::vector<std::string>{"--find-links", "/w", "--no-index"}));
+}
