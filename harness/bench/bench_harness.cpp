@@ -2,6 +2,7 @@
 // guard decision, and the guard's whole reaction on a real child.
 //
 //   ProbeSystem            make_platform_probe()->system(): one reading of system memory
+//   ProbeCheck             ->check_reading(): what one guard check reads (no /proc/vmstat on Linux)
 //   ProbeProcess           ->process(getpid(), ""): one reading of a process
 //   TraceLine              TraceWriter::line() of one typical sample (serialise + one write())
 //   ExplainParse/<msg>     wmb::parse_error on the write-up's MPS message, the H200 CUDA message, a CPU one
@@ -34,6 +35,20 @@ void probe_system(benchmark::State& state) {
   for (auto _ : state) {
     try {
       SystemMemory m = probe->system();
+      benchmark::DoNotOptimize(m);
+    } catch (const ProbeError& e) {
+      state.SkipWithError(e.what());
+      break;
+    }
+  }
+}
+
+// What one guard check reads (MemoryProbe::check_reading: /proc/meminfo alone on Linux).
+void probe_check(benchmark::State& state) {
+  auto probe = make_platform_probe();
+  for (auto _ : state) {
+    try {
+      SystemMemory m = probe->check_reading();
       benchmark::DoNotOptimize(m);
     } catch (const ProbeError& e) {
       state.SkipWithError(e.what());
@@ -159,6 +174,7 @@ void guard_decision(benchmark::State& state) {
 
 void register_harness_benchmarks() {
   benchmark::RegisterBenchmark("ProbeSystem", probe_system)->Unit(benchmark::kMicrosecond)->UseRealTime();
+  benchmark::RegisterBenchmark("ProbeCheck", probe_check)->Unit(benchmark::kMicrosecond)->UseRealTime();
   benchmark::RegisterBenchmark("ProbeProcess", probe_process)->Unit(benchmark::kMicrosecond)->UseRealTime();
   benchmark::RegisterBenchmark("TraceLine", trace_line)->Unit(benchmark::kMicrosecond)->UseRealTime();
   benchmark::RegisterBenchmark("ExplainParse/mps",

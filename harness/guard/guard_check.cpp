@@ -9,7 +9,7 @@ namespace wmb {
 GuardCheck check_guard(GuardPolicy& policy, CheckPacer& pacer, MemoryProbe& probe, double now, SuperviseResult& r) {
   GuardCheck c;
   try {
-    SystemMemory m = probe.system();
+    SystemMemory m = probe.check_reading();
     r.swap_after = m.swap_used;
     r.swap_peak = std::max(r.swap_peak, m.swap_used);
     c.verdict = policy.observe(m);

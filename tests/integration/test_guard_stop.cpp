@@ -10,7 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <string>
 
 #include "common/clock.h"
@@ -155,4 +158,30 @@ TEST(SupervisorStop, AChildWithoutAPipeThatEndsByItselfIsReaped) {
   EXPECT_EQ(r.stopper, Stopper::None);
   EXPECT_EQ(r.status.code, 4);
   EXPECT_FALSE(pid_exists(c.pid));
+}
+
+TEST(SupervisorStop, AChildsLineWakesTheCheckAtOnce) {
+  // The check interval is 20 s, so only the check the child's line wakes (a fill step's
+  // announcement) can see the crossing before the child's own end at 30 s.
+  class AfterLineProbe : public MemoryProbe {
+   public:
+    std::atomic<bool> crossed{false};
+    SystemMemory system() override {
+      SystemMemory m = CrossedProbe().system();
+      if (!crossed) m.swap_used = 0;
+      return m;
+    }
+    ProcessMemory process(pid_t, const std::string&) override { return ProcessMemory{}; }
+    std::string name() const override { return "after-line"; }
+  } probe;
+  Child c = start({"/bin/sh", "-c", "sleep 0.3; echo '{\"type\":\"step\"}'; exec sleep 30"}, true);
+  SteadyClock clock;
+  SuperviseOptions o;
+  o.guard.swap_budget = 1ull << 30;
+  o.guard.check_interval = 20;
+  o.on_line = [&](std::string_view, bool, double) { probe.crossed = true; };
+  const SuperviseResult r = supervise(c, o, probe, clock, 0);
+  EXPECT_EQ(r.stopper, Stopper::Guard) << r.reason;
+  EXPECT_LT(r.duration, 10.0) << "the line did not wake the check: it waited for the 20 s interval";
+  ::close(c.stdout_fd);
 }
