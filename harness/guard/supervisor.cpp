@@ -28,8 +28,8 @@ struct Schedule {
 };
 
 // Waits until the next thing is due, the child writes, the child ends (its ExitWatch), or the
-// parent gets a signal.
-void wait_for_work(LineReader& pipe, const ExitWatch* end, const Schedule& due, const SuperviseOptions& opts,
+// parent gets a signal. True when the child's end descriptor was readable.
+bool wait_for_work(LineReader& pipe, const ExitWatch* end, const Schedule& due, const SuperviseOptions& opts,
                    double timeout_at, Clock& clock, const std::function<void()>& on_readable) {
   double wake = std::min(due.next_check, due.next_sample);
   if (opts.timeout > 0) wake = std::min(wake, timeout_at);
@@ -46,6 +46,7 @@ void wait_for_work(LineReader& pipe, const ExitWatch* end, const Schedule& due, 
   if (end_fd >= 0) fds[nfds++] = {end_fd, POLLIN, 0};
   int pr = ::poll(fds, static_cast<nfds_t>(nfds), wait_ms);
   if (pr > 0 && pipe.fd() >= 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) on_readable();
+  return pr > 0 && end_fd >= 0 && fds[nfds - 1].revents != 0;
 }
 
 }  // namespace
@@ -85,11 +86,15 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
     sampler.footprint_now();
   };
 
+  bool end_readable = false;
   while (!ended) {
     if (auto st = try_reap(child.pid)) {
       ended = st;
       break;
     }
+    // Readable, yet nothing to reap (someone else's waitpid took it): its descriptor would wake
+    // every poll at once from now on, so the loop goes back to the 5 ms polls instead.
+    if (end_readable) end.reset();
     const double now = clock.now();
     if (int sig = interrupt_signal()) {
       r.interrupt_signal = sig;
@@ -120,7 +125,7 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
       due.next_tick = now + 0.5;
       if (opts.on_tick) opts.on_tick(now - t0);
     }
-    wait_for_work(pipe, end.get(), due, opts, timeout_at(), clock, read_chunk);
+    end_readable = wait_for_work(pipe, end.get(), due, opts, timeout_at(), clock, read_chunk);
   }
   pipe.read(true, on_line);  // whatever the child wrote before it ended
   r.status = *ended;
