@@ -240,8 +240,8 @@ void guard_quiet_cpu(benchmark::State& state, double seconds) {
     double cpu = 0, wall = 0;
     std::string error;
   };
-  std::vector<Lane> lanes = {{kNew, true, "new_pipe"}, {kOld, true, "old_pipe"},
-                             {kNew, false, "new_nopipe"}, {kOld, false, "old_nopipe"}};
+  std::vector<Lane> lanes = {{kNew, true, "new_pipe", 0, 0, {}}, {kOld, true, "old_pipe", 0, 0, {}},
+                             {kNew, false, "new_nopipe", 0, 0, {}}, {kOld, false, "old_nopipe", 0, 0, {}}};
   for (auto _ : state) {
     std::vector<std::thread> threads;
     for (auto& lane : lanes) {
