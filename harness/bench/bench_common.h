@@ -24,8 +24,10 @@ inline void set_throughput(benchmark::State& state, uint64_t bytes_per_iteration
 // bench_fill.cpp: FillCpu/*, FillMpsModel/random, FillRandomWarm, RandnCpu, MemsetFresh[Huge],
 // and (when at::hasCUDA()) FillCuda/random and BareRandCuda.
 void register_fill_benchmarks();
-// bench_harness.cpp: ProbeSystem, ProbeProcess, TraceLine, ExplainParse/*, GuardDecision, GuardReaction.
+// bench_harness.cpp: ProbeSystem, ProbeProcess, TraceLine, ExplainParse/*, GuardDecision.
 void register_harness_benchmarks();
+// bench_guard.cpp: GuardReaction[/announced], GuardOvershoot, GuardQuietCpu (new policy beside the old).
+void register_guard_benchmarks();
 // bench_child.cpp: ChildStart, and PythonChildStart + PythonImportTorch where a python with torch is found.
 void register_child_benchmarks();
 

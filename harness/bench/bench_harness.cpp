@@ -2,14 +2,12 @@
 // guard decision, and the guard's whole reaction on a real child.
 //
 //   ProbeSystem            make_platform_probe()->system(): one reading of system memory
+//   ProbeCheck             ->check_reading(): what one guard check reads (no /proc/vmstat on Linux)
 //   ProbeProcess           ->process(getpid(), ""): one reading of a process
 //   TraceLine              TraceWriter::line() of one typical sample (serialise + one write())
 //   ExplainParse/<msg>     wmb::parse_error on the write-up's MPS message, the H200 CUDA message, a CPU one
 //   GuardDecision          a fake probe reading over budget -> GuardPolicy::observe() -> the stop verdict
-//   GuardReaction          real: supervise() a real child (/bin/sleep 30, own process group) with a fake
-//                          probe whose swap crosses the budget at a known moment; the time reported is
-//                          crossing -> child gone, split into counters decision_ms (crossing -> stop
-//                          decided, bounded by check_interval = 100 ms) and stop_ms (decision -> gone)
+// The guard's reaction on a real child, its overshoot and its own CPU: bench_guard.cpp.
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,9 +22,7 @@
 #include "common/clock.h"
 #include "errparse/error_parser.h"
 #include "guard/policy.h"
-#include "guard/supervisor.h"
 #include "probe/probe.h"
-#include "spawn/process.h"
 #include "trace/trace_writer.h"
 
 namespace wmb::bench {
@@ -39,6 +35,20 @@ void probe_system(benchmark::State& state) {
   for (auto _ : state) {
     try {
       SystemMemory m = probe->system();
+      benchmark::DoNotOptimize(m);
+    } catch (const ProbeError& e) {
+      state.SkipWithError(e.what());
+      break;
+    }
+  }
+}
+
+// What one guard check reads (MemoryProbe::check_reading: /proc/meminfo alone on Linux).
+void probe_check(benchmark::State& state) {
+  auto probe = make_platform_probe();
+  for (auto _ : state) {
+    try {
+      SystemMemory m = probe->check_reading();
       benchmark::DoNotOptimize(m);
     } catch (const ProbeError& e) {
       state.SkipWithError(e.what());
@@ -160,58 +170,11 @@ void guard_decision(benchmark::State& state) {
   }
 }
 
-void guard_reaction(benchmark::State& state) {
-  SteadyClock clock;
-  SuperviseOptions opts;
-  opts.guard.swap_budget = kBudget;
-  opts.guard.check_interval = 0.1;
-  opts.sample_interval = 0.5;
-  opts.grace = 5;
-  SpawnOptions so;
-  so.argv = {"/bin/sleep", "30"};
-  so.env = current_environment();
-  so.own_process_group = true;
-  double decision_sum = 0, stop_sum = 0, decision_max = 0, stop_max = 0;
-  int k = 0;
-  for (auto _ : state) {
-    Child child;
-    try {
-      child = spawn_child(so);
-    } catch (const SpawnError& e) {
-      state.SkipWithError(e.what());
-      break;
-    }
-    // The crossing lands at a different phase of the 100 ms check cycle each iteration.
-    const double offset = 0.2 + std::fmod(0.037 * k++, 0.1);
-    const double start = clock.now();
-    CrossingProbe probe(clock, start + offset);
-    const SuperviseResult r = supervise(child, opts, probe, clock, kSwapStart);
-    if (r.stopper != Stopper::Guard) {
-      state.SkipWithError(("the guard did not stop the child: " + r.reason).c_str());
-      break;
-    }
-    // supervise() measures duration from its own start (~start) to the child gone, and
-    // stop_latency from the decision to the child gone.
-    const double decided = start + r.duration - r.stop_latency;
-    const double decision = decided - (start + offset);
-    state.SetIterationTime(decision + r.stop_latency);
-    decision_sum += decision;
-    stop_sum += r.stop_latency;
-    decision_max = std::max(decision_max, decision);
-    stop_max = std::max(stop_max, r.stop_latency);
-  }
-  if (k > 0) {
-    state.counters["decision_ms"] = 1000 * decision_sum / k;
-    state.counters["stop_ms"] = 1000 * stop_sum / k;
-    state.counters["decision_max_ms"] = 1000 * decision_max;
-    state.counters["stop_max_ms"] = 1000 * stop_max;
-  }
-}
-
 }  // namespace
 
 void register_harness_benchmarks() {
   benchmark::RegisterBenchmark("ProbeSystem", probe_system)->Unit(benchmark::kMicrosecond)->UseRealTime();
+  benchmark::RegisterBenchmark("ProbeCheck", probe_check)->Unit(benchmark::kMicrosecond)->UseRealTime();
   benchmark::RegisterBenchmark("ProbeProcess", probe_process)->Unit(benchmark::kMicrosecond)->UseRealTime();
   benchmark::RegisterBenchmark("TraceLine", trace_line)->Unit(benchmark::kMicrosecond)->UseRealTime();
   benchmark::RegisterBenchmark("ExplainParse/mps",
@@ -224,10 +187,6 @@ void register_harness_benchmarks() {
                                [](benchmark::State& s) { explain_parse(s, kCpuMessage, ErrorKind::CpuOom); })
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("GuardDecision", guard_decision)->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("GuardReaction", guard_reaction)
-      ->Unit(benchmark::kMillisecond)
-      ->Iterations(5)
-      ->UseManualTime();
 }
 
 }  // namespace wmb::bench

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
 
   wmb::bench::register_fill_benchmarks();
   wmb::bench::register_harness_benchmarks();
+  wmb::bench::register_guard_benchmarks();
   wmb::bench::register_child_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();

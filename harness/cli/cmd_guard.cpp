@@ -15,7 +15,7 @@ namespace {
 
 struct GuardArgs {
   double wait_free = 0, kill_free = 0;
-  std::string swap_budget = "2GiB", interval = "0.5s", check = "100ms", trace, ram_limit, wait_timeout = "5m", grace = "5s";
+  std::string swap_budget = "2GiB", interval = "0.5s", check = "10ms", trace, ram_limit, wait_timeout = "5m", grace = "5s";
   std::vector<std::string> cmd;
   bool quiet = false;
 };
@@ -55,7 +55,7 @@ Registrar reg{Command{20, [](CLI::App& app, int& exit_code) {
   c->add_option("--swap-budget", a->swap_budget, "Stop the command when swap grew more than this since the start")->capture_default_str();
   c->add_option("--kill-free", a->kill_free, "Stop the command when free memory stays under this percent for two checks")->check(CLI::Range(0.0, 100.0));
   c->add_option("--interval", a->interval, "Trace sample interval")->capture_default_str();
-  c->add_option("--check-interval", a->check, "Guard check interval")->capture_default_str();
+  c->add_option("--check-interval", a->check, "Longest time between two guard checks (shorter near the limits, and at once after each line of the command)")->capture_default_str();
   c->add_option("--grace", a->grace, "SIGTERM -> SIGKILL grace")->capture_default_str();
   c->add_option("--trace", a->trace, "Write a JSONL memory trace here");
   c->add_option("--ram-limit", a->ram_limit, "Linux: run the command in a memory cgroup of this size (needs root and swap)");

@@ -6,16 +6,19 @@
 
 namespace wmb {
 
-GuardVerdict check_guard(GuardPolicy& policy, MemoryProbe& probe, SuperviseResult& r) {
+GuardCheck check_guard(GuardPolicy& policy, CheckPacer& pacer, MemoryProbe& probe, double now, SuperviseResult& r) {
+  GuardCheck c;
   try {
-    SystemMemory m = probe.system();
+    SystemMemory m = probe.check_reading();
     r.swap_after = m.swap_used;
     r.swap_peak = std::max(r.swap_peak, m.swap_used);
-    return policy.observe(m);
+    c.verdict = policy.observe(m);
+    c.next_in = pacer.next_in(now, m);
   } catch (const ProbeError& e) {
     if (r.probe_error.empty()) r.probe_error = e.what();
-    return policy.probe_failed(e.what());
+    c.verdict = policy.probe_failed(e.what());
   }
+  return c;
 }
 
 }  // namespace wmb

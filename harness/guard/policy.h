@@ -3,7 +3,8 @@
 //
 // Before a run: wait until the free level >= wait_free (bounded by wait_free_timeout).
 // During it: stop when swap has grown more than swap_budget since the start, or the free level
-// stayed under kill_free for two checks in a row, or the probe failed (fail safe).
+// stayed under kill_free for two checks in a row (near that limit the checks are near_interval
+// apart), or the probe failed (fail safe).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,13 @@ struct GuardConfig {
   double kill_free = 0;               // percent; 0 = off
   double wait_free = 0;               // percent; 0 = do not wait
   double wait_free_timeout = 300;     // seconds
-  double check_interval = 0.1;        // seconds between checks
+  // When the next check comes (guard/pacer.h): at most check_interval apart while swap growth and
+  // free memory are far from their limits, down to near_interval close to one; at once after a
+  // line of the child (its fill steps: supervisor.cpp).
+  double check_interval = 0.01;       // seconds: the longest time between two checks
+  double near_interval = 0.002;       // seconds: the shortest (capped at check_interval)
+  uint64_t assumed_rate = 4ull << 30; // bytes/s memory is assumed able to move at, at least
+  bool adaptive = true;               // false: every check_interval, whatever the headroom (the old policy)
 };
 
 struct GuardVerdict {

@@ -19,7 +19,7 @@ ExitStatus stop_child(const StopContext& ctx, Stopper who, const std::string& wh
   const double decided = ctx.clock.now();
   if (ctx.trace)
     ctx.trace->line({{"type", "event"}, {"t", decided - ctx.t0}, {"kind", "stop"}, {"by", stopper_name(who)}, {"detail", why}});
-  ExitStatus st = stop_process_group(ctx.pid, ctx.grace, &r.killed, ctx.also);
+  ExitStatus st = stop_process_group(ctx.pid, ctx.grace, &r.killed, ctx.also, ctx.poll);
   r.stop_latency = ctx.clock.now() - decided;
   return st;
 }

@@ -27,6 +27,7 @@ struct StopContext {
   Sampler& sampler;
   TraceWriter* trace;
   std::function<void(int sig)> also;  // SuperviseOptions::signal_others
+  double poll = 0;                     // > 0: the old sleep-poll in the stop (stop_process_group)
 };
 
 // Sets result.stopper/reason/killed/stop_latency; returns the child's status once it is gone.

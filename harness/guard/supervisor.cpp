@@ -5,6 +5,8 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -12,8 +14,10 @@
 #include "common/units.h"
 #include "guard/guard_check.h"
 #include "guard/line_reader.h"
+#include "guard/pacer.h"
 #include "guard/sampler.h"
 #include "guard/stop.h"
+#include "spawn/exit_watch.h"
 
 namespace wmb {
 namespace {
@@ -23,19 +27,26 @@ struct Schedule {
   double next_check, next_sample, next_tick;
 };
 
-// Waits until the next thing is due, the child writes, or the parent gets a signal.
-void wait_for_work(LineReader& pipe, const Schedule& due, const SuperviseOptions& opts, double timeout_at, Clock& clock,
-                   const std::function<void()>& on_readable) {
+// Waits until the next thing is due, the child writes, the child ends (its ExitWatch), or the
+// parent gets a signal. True when the child's end descriptor was readable.
+bool wait_for_work(LineReader& pipe, const ExitWatch* end, const Schedule& due, const SuperviseOptions& opts,
+                   double timeout_at, Clock& clock, const std::function<void()>& on_readable) {
   double wake = std::min(due.next_check, due.next_sample);
   if (opts.timeout > 0) wake = std::min(wake, timeout_at);
-  int wait_ms = static_cast<int>(std::max(0.0, (wake - clock.now()) * 1000.0)) + 1;
-  if (pipe.fd() < 0) wait_ms = std::min(wait_ms, 5);  // stdout closed: the child is ending, reap soon
-  struct pollfd fds[2];
+  // Rounded up to the next ms, so a wake-up is never early (an early one only loops again).
+  int wait_ms = static_cast<int>(std::ceil(std::max(0.0, (wake - clock.now()) * 1000.0)));
+  const int end_fd = end ? end->fd() : -1;
+  // No descriptor for the child's end (the fallback, or the old waits): reap it within 5 ms once
+  // its stdout is closed (it is ending).
+  if (end_fd < 0 && pipe.fd() < 0) wait_ms = std::min(wait_ms, 5);
+  struct pollfd fds[3];
   int nfds = 0;
   if (pipe.fd() >= 0) fds[nfds++] = {pipe.fd(), POLLIN, 0};
   if (interrupt_fd() >= 0) fds[nfds++] = {interrupt_fd(), POLLIN, 0};
+  if (end_fd >= 0) fds[nfds++] = {end_fd, POLLIN, 0};
   int pr = ::poll(fds, static_cast<nfds_t>(nfds), wait_ms);
   if (pr > 0 && pipe.fd() >= 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) on_readable();
+  return pr > 0 && end_fd >= 0 && fds[nfds - 1].revents != 0;
 }
 
 }  // namespace
@@ -45,14 +56,19 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
   SuperviseResult r;
   r.swap_before = r.swap_after = r.swap_peak = swap_before;
   GuardPolicy policy(opts.guard, swap_before);
+  CheckPacer pacer(opts.guard, swap_before);
+  // The child's end wakes the loop (pidfd / kqueue); the old waits had none (5 ms polls).
+  std::unique_ptr<ExitWatch> end;
+  if (opts.event_waits) end = std::make_unique<ExitWatch>(child.pid);
   const double t0 = clock.now();
   // The timeout is of the time the child ran: a Ctrl-Z stop (child and wmbench stopped) moves it on.
   const double stopped0 = stopped_seconds();
   const auto timeout_at = [&] { return t0 + opts.timeout + (stopped_seconds() - stopped0); };
-  Schedule due{t0 + opts.guard.check_interval, t0 /* a first sample right away */, t0 + 0.5};
+  Schedule due{t0 + pacer.first_in(), t0 /* a first sample right away */, t0 + 0.5};
   LineReader pipe(child.stdout_fd);
   Sampler sampler(probe, child.pid, opts.cgroup_dir, opts.trace, opts.decorate_sample, r, t0);
-  const StopContext stop{child.pid, opts.grace, t0, clock, sampler, opts.trace, opts.signal_others};
+  const StopContext stop{child.pid, opts.grace, t0, clock, sampler, opts.trace, opts.signal_others,
+                         opts.event_waits ? 0.0 : opts.old_stop_poll};
   std::optional<ExitStatus> ended;
 
   bool got_lines = false;
@@ -70,11 +86,15 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
     sampler.footprint_now();
   };
 
+  bool end_readable = false;
   while (!ended) {
     if (auto st = try_reap(child.pid)) {
       ended = st;
       break;
     }
+    // Readable, yet nothing to reap (someone else's waitpid took it): its descriptor would wake
+    // every poll at once from now on, so the loop goes back to the 5 ms polls instead.
+    if (end_readable) end.reset();
     const double now = clock.now();
     if (int sig = interrupt_signal()) {
       r.interrupt_signal = sig;
@@ -93,18 +113,19 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
     if (now >= due.next_check) {
       due.next_check = now + opts.guard.check_interval;
       if (opts.guard_enabled) {
-        GuardVerdict v = check_guard(policy, probe, r);
-        if (v.stop) {
-          ended = stop_child(stop, Stopper::Guard, v.reason, r);
+        const GuardCheck c = check_guard(policy, pacer, probe, now, r);
+        if (c.verdict.stop) {
+          ended = stop_child(stop, Stopper::Guard, c.verdict.reason, r);
           break;
         }
+        due.next_check = now + c.next_in;
       }
     }
     if (now >= due.next_tick) {
       due.next_tick = now + 0.5;
       if (opts.on_tick) opts.on_tick(now - t0);
     }
-    wait_for_work(pipe, due, opts, timeout_at(), clock, read_chunk);
+    end_readable = wait_for_work(pipe, end.get(), due, opts, timeout_at(), clock, read_chunk);
   }
   pipe.read(true, on_line);  // whatever the child wrote before it ended
   r.status = *ended;

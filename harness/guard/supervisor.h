@@ -1,5 +1,6 @@
 // Watches one running child: reads its JSON lines (when it speaks the fill protocol), checks the
-// guard policy every check_interval, writes a trace sample every interval, enforces the timeout
+// guard policy when the pacer says (guard/pacer.h: every check_interval far from the limits, down
+// to near_interval close to them, and at once after each chunk of the child's lines), writes a trace sample every interval, enforces the timeout
 // and reacts to SIGINT/SIGTERM/SIGHUP of the parent. Stops the child's whole process group.
 #pragma once
 
@@ -28,6 +29,11 @@ struct SuperviseOptions {
   double sample_interval = 0.5;
   double timeout = 0;        // seconds; 0 = none
   double grace = 5;
+  // true: the child's end wakes the loop and the stop (spawn/exit_watch.h). false: the old waits,
+  // a 5 ms poll for a child without a stdout pipe and a sleep-poll of old_stop_poll in the stop;
+  // only the side-by-side benchmarks (harness/bench) ask for them.
+  bool event_waits = true;
+  double old_stop_poll = 0.005;
   std::string cgroup_dir;    // sandbox cgroup, for the probe
   // Given each signal of a stop besides the child's process group (the guard: every process in
   // the command's cgroup, so one that left the group with setsid is stopped too).

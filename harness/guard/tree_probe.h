@@ -24,6 +24,7 @@ class TreeProbe final : public MemoryProbe {
  public:
   explicit TreeProbe(MemoryProbe& inner) : inner_(inner) {}
   SystemMemory system() override { return inner_.system(); }
+  SystemMemory check_reading() override { return inner_.check_reading(); }
   // The root's reading (it throws as the inner probe does), with footprint, rss and swap summed
   // over the tree; a member that ended between the listing and its reading counts nothing.
   ProcessMemory process(pid_t pid, const std::string& cgroup_dir) override;

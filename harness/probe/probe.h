@@ -46,6 +46,10 @@ class MemoryProbe {
  public:
   virtual ~MemoryProbe() = default;
   virtual SystemMemory system() = 0;                 // throws ProbeError
+  // What one guard check needs (ram_total, swap_total, swap_used, level), as cheaply as the
+  // platform allows: the counters only a trace sample wants (swapins, swapouts) may be left out.
+  // The same source as system()'s figures, so a check compares like with like. Throws ProbeError.
+  virtual SystemMemory check_reading() { return system(); }
   // `pid` is the child; `cgroup_dir` the sandbox cgroup's folder ("" when none).
   virtual ProcessMemory process(pid_t pid, const std::string& cgroup_dir) = 0;  // throws ProbeError
   virtual std::string name() const = 0;              // "linux-procfs", "macos-sysctl"

@@ -33,7 +33,7 @@ struct GuardSettings {
   double wait_free = 0;            // percent; 0 = do not wait
   double kill_free = 0;            // percent; 0 = off
   double interval = 0.5;           // seconds between trace samples
-  double check_interval = 0.1;     // seconds between guard checks
+  double check_interval = 0.01;    // seconds: the longest time between guard checks (guard/pacer.h)
   double wait_free_timeout = 300;  // seconds
   double grace = 5;                // seconds between SIGTERM and SIGKILL
 };

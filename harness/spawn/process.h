@@ -55,8 +55,11 @@ ExitStatus reap(pid_t pid);  // blocking
 // SIGTERM to the group, SIGKILL after `grace` seconds, then wait for the leader to be gone.
 // Returns the leader's status; `killed` tells whether SIGKILL was needed. `also`, when set, is
 // given each signal sent to the group, for processes outside it (a cgroup's, see guard_command).
+// The wait for the leader's end is on an ExitWatch (pidfd on Linux, kqueue EVFILT_PROC on macOS:
+// spawn/exit_watch.h), woken by the end itself; `poll` > 0 is the old sleep-poll of that period
+// instead (only the side-by-side benchmark asks for it).
 ExitStatus stop_process_group(pid_t pid, double grace, bool* killed = nullptr,
-                              const std::function<void(int sig)>& also = {});
+                              const std::function<void(int sig)>& also = {}, double poll = 0);
 
 // The parent's environment as a map, and the child's: every PYTORCH_MPS_* and
 // PYTORCH_CUDA_ALLOC_CONF variable removed, then the cell's own added verbatim.

@@ -84,7 +84,8 @@ TEST(GuardRealSwapExclusive, StopsACpuFillThatOverrunsItsSandboxBySwapBudget) {
   const uint64_t step = 16ull << 20, budget = 64ull << 20;
   RunOpts o;
   o.timeout = 300;
-  // The fill paced at 16 MiB per 50 ms: the guard checks every 100 ms, so between two checks at
+  // The fill paced at 16 MiB per 50 ms: the guard checks at most 10 ms apart (and once after each
+  // step line; before issue 32 every 100 ms), so between two checks at
   // most two steps are added whatever the machine's speed (unpaced, a child under ASan beside other
   // builds added 74 MiB past the budget between two checks).
   auto r = run({kBin, "guard", "--ram-limit", "384MiB", "--swap-budget", "64MiB", "--trace", t + "/swap.jsonl", "--",
