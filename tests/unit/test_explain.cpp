@@ -28,7 +28,7 @@ std::string mps_with_max(const std::string& max_allowed) {
 
 TEST(ExplainMps, SeedMessageAtHighHalfIsA48GBMac) {
   const auto p = parse_error(kSeed);
-  const ExplainOptions opt{0.5, true};
+  const ExplainOptions opt{0.5, true, std::nullopt};
   const auto rec = wmb::implied_recommended_max(p, 0.5);
   ASSERT_TRUE(rec);
   EXPECT_EQ(*rec, static_cast<uint64_t>(std::llround(std::llround(18.72 * wmb::GiB) / 0.5)));
