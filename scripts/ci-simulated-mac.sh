@@ -163,10 +163,13 @@ check_tests_use_venv() {
 # venv's python (WMBENCH_TORCH_PYTHON: the Python child; WMBENCH_PYTHON and the run's charts). The
 # other integration tests run the same binaries as .ci/run's stage 1 on this same kernel, and the
 # machine-alone ones (*Exclusive: real swap, a memory cgroup) a Mac skips; stage 1 runs them all.
+# The releases tests (integration.Releases*) match "Python" by name only: they make their own envs
+# from Debian's python3 and python3-torch, which the simulated Mac's stand-in python3 is not, so
+# they are left out here (they run in stages 1 and 2; on a real Mac they are unverified).
 venv_tests="${WMBENCH_SIM_TESTS:-^unit\.|Conformance|Python|PyTorch|RunChild|CompareChildren|RunCharts|HistoryPlot|^plots\.TableTest\$}"
 if ((have32)); then
   run_step "test.sh, the unit suite and the tests that start the venv's python" 32 test-bash32.log \
-    bash scripts/test.sh -R "$venv_tests" -E Exclusive
+    bash scripts/test.sh -R "$venv_tests" -E 'Exclusive|^integration\.Releases'
   check_tests_use_venv
   must_say test-bash32.log "100% tests passed" "test.sh under bash 3.2 did not pass every test it ran"
   # The selection must keep finding the tests that use the venv (a rename would empty it silently).
