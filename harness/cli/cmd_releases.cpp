@@ -24,29 +24,11 @@ namespace {
 
 struct ReleasesArgs {
   std::vector<std::string> versions, pythons, fills, only, allow_env, refresh, index_urls, extra_index_urls, find_links;
-  std::string scenario, out = "results", device, step, cap, timeout, swap_budget, ram_limit, recommended_max,
+  ScenarioFlags flags;  // --device, --step, --cap, --timeout, --swap-budget, --repeat
+  std::string scenario, out = "results", ram_limit, recommended_max,
       model_mac_ram, model_revision, other_allocations, base_python = "python3", resume, tolerance = "5";
-  int repeat = 0;
   bool force = false, no_plots = false, revisions = false, no_index = false;
 };
-
-void apply_overrides(const ReleasesArgs& a, Scenario& s) {
-  if (!a.device.empty()) {
-    if (std::find(kDevices.begin(), kDevices.end(), a.device) == kDevices.end())
-      throw RunInputError(fmt::format("--device \"{}\" is not known; allowed: mps, cuda, cpu, mps-model", a.device));
-    s.device = a.device;
-  }
-  if (!a.step.empty()) {
-    s.step = parse_size_expr(a.step);
-    s.min_steps = 0;
-  }
-  if (!a.cap.empty()) s.cap = parse_size_expr(a.cap);
-  if (!a.timeout.empty()) s.timeout = parse_duration(a.timeout);
-  if (!a.swap_budget.empty()) s.guard.swap_budget = parse_size_expr(a.swap_budget);
-  if (a.repeat > 0) s.repeats = check_repeats(a.repeat, "--repeat");
-  check_plan_size(s.matrix.size(), s.repeats, "the plan");
-  if (s.program == "command") throw RunInputError("wmbench releases runs the fill under each torch; a command scenario has no torch of its own");
-}
 
 int releases_command(const ReleasesArgs& a) {
   if (a.revisions) {
@@ -103,8 +85,10 @@ int releases_command(const ReleasesArgs& a) {
         if (o.entries.empty())
           throw RunInputError("name the releases: torch versions (wmbench releases 2.11 2.12), and/or --python PY, --fill PATH");
         const bool main_job = load_scenario_or_resume(a.scenario, "", r, warnings);
-        apply_overrides(a, r.scenario);
-        if (main_job && a.device.empty()) choose_main_job(r, !a.cap.empty());
+        apply_scenario_flags(a.flags, r.scenario);
+        if (r.scenario.program == "command")
+          throw RunInputError("wmbench releases runs the fill under each torch; a command scenario has no torch of its own");
+        if (main_job && a.flags.device.empty()) choose_main_job(r, !a.flags.cap.empty());
         if (!a.model_revision.empty()) {
           apply_model_revision(a.model_revision, r);
           o.model_revision_given = true;
@@ -138,13 +122,13 @@ Registrar reg{Command{12, [](CLI::App& app, int& exit_code) {
   c->add_option("--resume", a->resume, "Finish a releases folder whose later releases did not run");
   c->add_option("--tolerance", a->tolerance, "compare's tolerance, percent")->capture_default_str();
   c->add_flag("--revisions", a->revisions, "Print the table of torch releases to model revisions (mps-model) and exit");
-  c->add_option("--device", a->device, "Override the device: mps, cuda, cpu, mps-model");
+  c->add_option("--device", a->flags.device, "Override the device: mps, cuda, cpu, mps-model");
   c->add_option("--only", a->only, "Run only these cell labels")->delimiter(',');
-  c->add_option("--repeat", a->repeat, "Runs per cell")->check(CLI::PositiveNumber);
-  c->add_option("--step", a->step, "Fill step size (e.g. 512MiB)");
-  c->add_option("--cap", a->cap, "Stop filling at this size");
-  c->add_option("--timeout", a->timeout, "Per-run timeout (e.g. 10m)");
-  c->add_option("--swap-budget", a->swap_budget, "Guard: stop a run when swap grew more than this");
+  c->add_option("--repeat", a->flags.repeat, "Runs per cell")->check(CLI::PositiveNumber);
+  c->add_option("--step", a->flags.step, "Fill step size (e.g. 512MiB)");
+  c->add_option("--cap", a->flags.cap, "Stop filling at this size");
+  c->add_option("--timeout", a->flags.timeout, "Per-run timeout (e.g. 10m)");
+  c->add_option("--swap-budget", a->flags.swap_budget, "Guard: stop a run when swap grew more than this");
   c->add_option("--ram-limit", a->ram_limit, "Linux: run each child in a memory cgroup of this size (needs root and swap)");
   c->add_option("--recommended-max", a->recommended_max, "mps-model: the modelled recommended max working set");
   c->add_option("--model-mac-ram", a->model_mac_ram, "mps-model: RAM of the Mac that is modelled");

@@ -24,33 +24,13 @@ namespace {
 struct RunArgs {
   std::string scenario;
   std::string out = "results";
-  std::string device, step, cap, timeout, fill, python, ram_limit, resume, swap_budget, recommended_max, model_mac_ram,
-      model_revision, other_allocations;
+  ScenarioFlags flags;  // --device, --step, --cap, --timeout, --swap-budget, --repeat
+  std::string fill, python, ram_limit, resume, recommended_max, model_mac_ram, model_revision, other_allocations;
   std::vector<std::string> only, allow_env;
-  int repeat = 0;
   bool force = false;
   bool no_plots = false;
   bool command = false;  // --command: the job after -- is the child (runner/child_command.h)
 };
-
-// Command-line flags override the scenario. Throws UnitError.
-void apply_overrides(const RunArgs& a, Scenario& s) {
-  if (!a.device.empty()) {
-    if (std::find(kDevices.begin(), kDevices.end(), a.device) == kDevices.end())
-      throw RunInputError(fmt::format("--device \"{}\" is not known; allowed: mps, cuda, cpu, mps-model", a.device));
-    s.device = a.device;
-  }
-  if (!a.step.empty()) {
-    s.step = parse_size_expr(a.step);
-    s.min_steps = 0;
-  }
-  if (!a.cap.empty()) s.cap = parse_size_expr(a.cap);
-  if (!a.timeout.empty()) s.timeout = parse_duration(a.timeout);
-  if (!a.swap_budget.empty()) s.guard.swap_budget = parse_size_expr(a.swap_budget);
-  // The bounds every reader of the folder applies (scenario/limits.h), checked before anything runs.
-  if (a.repeat > 0) s.repeats = check_repeats(a.repeat, "--repeat");
-  check_plan_size(s.matrix.size(), s.repeats, "the plan");
-}
 
 int run_command(const RunArgs& a) {
   if (a.model_revision == "list") {
@@ -71,9 +51,9 @@ int run_command(const RunArgs& a) {
       if (!a.recommended_max.empty()) o.recommended_max = check_model_bytes(parse_size(a.recommended_max), "--recommended-max");
       if (!a.model_mac_ram.empty()) o.model_mac_ram = check_model_bytes(parse_size(a.model_mac_ram), "--model-mac-ram");
       const bool main_job = load_scenario_or_resume(a.scenario, a.resume, o, warnings);
-      apply_overrides(a, o.scenario);
+      apply_scenario_flags(a.flags, o.scenario);
       apply_command_flag(a.command, !a.resume.empty(), o.scenario);
-      if (main_job && a.device.empty()) choose_main_job(o, !a.cap.empty());
+      if (main_job && a.flags.device.empty()) choose_main_job(o, !a.flags.cap.empty());
       note_command_in_sandbox(o);
       apply_model_revision(a.model_revision, o);
       if (!a.other_allocations.empty()) {
@@ -100,13 +80,13 @@ Registrar reg{Command{10, [](CLI::App& app, int& exit_code) {
   auto* c = app.add_subcommand("run", "Run a scenario's matrix: a fresh wmbench-fill per cell, guarded, into a dated result folder");
   c->add_option("scenario", a->scenario, "Scenario file or name in scenarios/ (default: mps-watermark; off a Mac the MPS model in a sandbox)");
   c->add_option("--out", a->out, "Parent folder of the dated result folder")->capture_default_str();
-  c->add_option("--device", a->device, "Override the device: mps, cuda, cpu, mps-model");
+  c->add_option("--device", a->flags.device, "Override the device: mps, cuda, cpu, mps-model");
   c->add_option("--only", a->only, "Run only these cell labels")->delimiter(',');
-  c->add_option("--repeat", a->repeat, "Runs per cell")->check(CLI::PositiveNumber);
-  c->add_option("--step", a->step, "Fill step size (e.g. 512MiB)");
-  c->add_option("--cap", a->cap, "Stop filling at this size (e.g. 40GiB, 95%RAM)");
-  c->add_option("--timeout", a->timeout, "Per-run timeout (e.g. 10m)");
-  c->add_option("--swap-budget", a->swap_budget, "Guard: stop a run when swap grew more than this");
+  c->add_option("--repeat", a->flags.repeat, "Runs per cell")->check(CLI::PositiveNumber);
+  c->add_option("--step", a->flags.step, "Fill step size (e.g. 512MiB)");
+  c->add_option("--cap", a->flags.cap, "Stop filling at this size (e.g. 40GiB, 95%RAM)");
+  c->add_option("--timeout", a->flags.timeout, "Per-run timeout (e.g. 10m)");
+  c->add_option("--swap-budget", a->flags.swap_budget, "Guard: stop a run when swap grew more than this");
   c->add_option("--fill", a->fill, "Path of wmbench-fill (e.g. one built against another libtorch)");
   c->add_option("--python", a->python,
                 "Run the Python child (wmbench_fill.py) under this interpreter, which must have torch, instead of wmbench-fill "

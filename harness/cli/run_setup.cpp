@@ -1,5 +1,6 @@
 #include "cli/run_setup.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -13,9 +14,28 @@
 #include "probe/probe.h"
 #include "runner/run_input.h"
 #include "runner/runner.h"
+#include "scenario/limits.h"
 #include "scenario/scenario.h"
 
 namespace wmb::cli {
+
+void apply_scenario_flags(const ScenarioFlags& f, Scenario& s) {
+  if (!f.device.empty()) {
+    if (std::find(kDevices.begin(), kDevices.end(), f.device) == kDevices.end())
+      throw RunInputError(fmt::format("--device \"{}\" is not known; allowed: mps, cuda, cpu, mps-model", f.device));
+    s.device = f.device;
+  }
+  if (!f.step.empty()) {
+    s.step = parse_size_expr(f.step);
+    s.min_steps = 0;
+  }
+  if (!f.cap.empty()) s.cap = parse_size_expr(f.cap);
+  if (!f.timeout.empty()) s.timeout = parse_duration(f.timeout);
+  if (!f.swap_budget.empty()) s.guard.swap_budget = parse_size_expr(f.swap_budget);
+  if (f.repeat > 0) s.repeats = check_repeats(f.repeat, "--repeat");
+  check_plan_size(s.matrix.size(), s.repeats, "the plan");
+}
+
 namespace {
 
 // The argv as JSON strings on one line ("[\"/bin/sh\", \"-c\", ...]"), cut at 400 characters:

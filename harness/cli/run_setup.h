@@ -15,6 +15,16 @@ struct RunnerOptions;
 
 namespace wmb::cli {
 
+// The flags of `run` and `releases` that override the scenario (empty / 0: the scenario's own).
+struct ScenarioFlags {
+  std::string device, step, cap, timeout, swap_budget;
+  int repeat = 0;
+};
+
+// Applies them to `s`, then checks the plan against the bounds every reader of the folder applies
+// (scenario/limits.h), before anything runs. Throws RunInputError (an unknown device) or UnitError.
+void apply_scenario_flags(const ScenarioFlags& f, Scenario& s);
+
 // `--command` of run and tune: the job after "--" into `s` (program "command"); with --resume the
 // folder's own command. Throws RunInputError naming what is wrong.
 void apply_command_flag(bool command, bool resume, Scenario& s);
