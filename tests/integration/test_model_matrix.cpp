@@ -18,16 +18,16 @@ TEST(ModelMatrixExclusive, MainCommandReproducesTheWriteUpsPatternInASandbox) {
   RunOpts o;
   o.set_env["WMBENCH_FILL"] = WMBENCH_FILL_BIN;
   o.timeout = 900;
-#if defined(__SANITIZE_ADDRESS__)
-  // Under ASan (CI's stage 2) the fill children keep freed memory in ASan's quarantine (256 MiB by
+  // Under ASan (kUnderAsan; CI's stage 2) the fill children keep freed memory in ASan's quarantine (256 MiB by
   // default), resident on top of what they hold: the 0.8 cell holds 1728 MiB of the 2 GiB sandbox,
   // and with the quarantine that cell swapped (131 MiB on 58861b9, before issue 31's redesign, on
   // the 2-core VM, 2026-12-04; 52 MiB with a 16 MiB quarantine; CI's stage 2 failed on it twice).
   // Without one it passed 3 runs of 3. The sandbox's arithmetic is what this test proves, not
   // ASan's quarantine: the children here run without one; every other sanitized test keeps it.
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  o.set_env["ASAN_OPTIONS"] = (asan && *asan ? std::string(asan) + ":" : std::string()) + "quarantine_size_mb=0";
-#endif
+  if (kUnderAsan) {
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    o.set_env["ASAN_OPTIONS"] = (asan && *asan ? std::string(asan) + ":" : std::string()) + "quarantine_size_mb=0";
+  }
   auto r = run({WMBENCH_BIN, "run", "--out", t, "--no-plots"}, o);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("MODEL of the MPS allocator"), std::string::npos) << "says plainly that this is a model";
