@@ -178,7 +178,7 @@ def gib_axis(axis, vmax, target=8):
 # ---------------------------------------------------------------------------------------------
 # loading
 
-# The bounds wmbench's own readers apply (common/json_input.h kMaxFolderJsonBytes, files.h kMaxReadBytes).
+# The bounds wmbench's own readers apply (io/json_input.h kMaxFolderJsonBytes, files.h kMaxReadBytes).
 MAX_JSON_BYTES = 32 << 20
 MAX_TRACE_BYTES = 64 << 20
 

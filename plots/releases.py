@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-# Run under `python -I` (runner/python_isolated.h): common.py is found by this file's own path.
+# Run under `python -I` (tools/python_isolated.h): common.py is found by this file's own path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402
 

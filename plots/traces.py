@@ -23,7 +23,7 @@ import argparse
 import math
 import re
 
-# wmbench runs this script under `python -I` (runner/python_isolated.h), which puts neither this
+# wmbench runs this script under `python -I` (tools/python_isolated.h), which puts neither this
 # folder nor the current one on sys.path: common.py is found here, by this file's own path.
 import os as _os
 import sys as _sys

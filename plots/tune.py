@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-# wmbench runs this script under `python -I` (runner/python_isolated.h), which puts neither this
+# wmbench runs this script under `python -I` (tools/python_isolated.h), which puts neither this
 # folder nor the current one on sys.path: common.py is found here, by this file's own path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402

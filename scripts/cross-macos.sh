@@ -91,7 +91,7 @@ tests_defs=(-include "$root/tests/test_paths.h")  # as tests/CMakeLists.txt give
 # ---- the source lists (as CMake makes them on Apple) -------------------------------------------
 # The core folders are read off CMakeLists.txt's CORE_SOURCES globs, so a folder added there is
 # cross-built too (a hand-kept list here once missed harness/history/).
-mapfile -t core_dirs < <(sed -n '/^file(GLOB_RECURSE CORE_SOURCES/,/)$/p' "$root/CMakeLists.txt" |
+mapfile -t core_dirs < <(sed -n '/^file(GLOB CORE_SOURCES/,/)$/p' "$root/CMakeLists.txt" |
   grep -o 'harness/[a-z_]*/\*\.cpp' | sed 's|/\*\.cpp||' | sort -u)
 ((${#core_dirs[@]} > 5)) || { echo "cross-macos: could not read CORE_SOURCES from CMakeLists.txt" >&2; exit 1; }
 mapfile -t core < <(cd "$root" && for d in "${core_dirs[@]}"; do

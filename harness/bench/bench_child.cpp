@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_common.h"
-#include "common/platform.h"
+#include "host/platform.h"
 #include "spawn/process.h"
 
 namespace wmb::bench {

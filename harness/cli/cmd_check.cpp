@@ -1,10 +1,10 @@
 // wmbench check DIR...: validates result folders as a reviewer of a contributed folder would
-// (results/check.h). Exit 0 when every folder is clean, 1 when any has a problem (each named),
+// (check/check.h). Exit 0 when every folder is clean, 1 when any has a problem (each named),
 // 2 when a folder cannot be read at all.
 #include <iostream>
 
 #include "cli/command.h"
-#include "results/check.h"
+#include "check/check.h"
 
 namespace wmb::cli {
 namespace {

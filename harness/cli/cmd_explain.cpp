@@ -16,9 +16,10 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "cli/pasted_input.h"
-#include "common/json_input.h"
+#include "errparse/pasted_input.h"
+#include "io/json_input.h"
 #include "errparse/error_parser.h"
+#include "explain/explain.h"
 
 namespace {
 
@@ -31,7 +32,7 @@ struct ExplainArgs {
 
 int run_explain(const ExplainArgs& args, bool high_given, bool fraction_given) {
   std::string text;
-  if (!wmb::cli::read_pasted_input("wmbench explain", args.file, text)) return wmb::cli::kExitUsage;
+  if (!wmb::read_pasted_input("wmbench explain", args.file, text)) return wmb::cli::kExitUsage;
   const wmb::ParsedError parsed = wmb::parse_error(text);
   wmb::ExplainOptions opt{args.high, high_given, std::nullopt};
   if (fraction_given) opt.fraction = args.fraction;

@@ -8,7 +8,7 @@
 #include "cli/command.h"
 #include "common/units.h"
 #include "guard/guard_command.h"
-#include "scenario/limits.h"
+#include "common/limits.h"
 
 namespace wmb::cli {
 namespace {
@@ -23,7 +23,7 @@ struct GuardArgs {
 int guard_command(const GuardArgs& a) {
   GuardCommandOptions o;
   try {
-    // The same bounds as a scenario's guard and `wmbench run` (scenario/limits.h): a zero
+    // The same bounds as a scenario's guard and `wmbench run` (common/limits.h): a zero
     // swap budget is refused by both, NaN is no percent, an interval has a floor.
     o.guard.swap_budget = parse_size(a.swap_budget);
     o.sample_interval = check_interval(parse_duration(a.interval), "--interval");

@@ -15,9 +15,9 @@
 #include "mpsmodel/revision.h"
 #include "releases/releases.h"
 #include "releases/torch_version.h"
-#include "runner/main_job.h"
-#include "runner/run_input.h"
-#include "scenario/limits.h"
+#include "job/main_job.h"
+#include "job/run_input.h"
+#include "common/limits.h"
 
 namespace wmb::cli {
 namespace {

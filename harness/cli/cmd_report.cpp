@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "common/files.h"
+#include "io/files.h"
 #include "results/folder_lock.h"
 #include "results/report.h"
 

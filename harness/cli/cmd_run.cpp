@@ -1,22 +1,22 @@
 // wmbench run [SCENARIO] [--out DIR] [--device D] [--only LABEL,...] [--repeat N] [--step SIZE]
 //             [--cap SIZE] [--timeout DURATION] [--fill PATH | --python PYTHON] [--ram-limit SIZE]
 //             [--model-revision NAME] [--resume DIR] [--force]
-// WMBENCH_PYTHON_CHILD=PYTHON is the default for --python (runner/child_spec.h).
+// WMBENCH_PYTHON_CHILD=PYTHON is the default for --python (child/child_spec.h).
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/command.h"
 #include "cli/run_setup.h"
-#include "common/files.h"
+#include "io/files.h"
 #include "common/units.h"
 #include "mpsmodel/revision.h"
 #include "probe/probe.h"
-#include "runner/child_spec.h"
-#include "runner/main_job.h"
-#include "runner/run_input.h"
+#include "child/child_spec.h"
+#include "job/main_job.h"
+#include "job/run_input.h"
 #include "runner/runner.h"
-#include "scenario/limits.h"
+#include "common/limits.h"
 
 namespace wmb::cli {
 namespace {
@@ -29,7 +29,7 @@ struct RunArgs {
   std::vector<std::string> only, allow_env;
   bool force = false;
   bool no_plots = false;
-  bool command = false;  // --command: the job after -- is the child (runner/child_command.h)
+  bool command = false;  // --command: the job after -- is the child (child/child_command.h)
 };
 
 int run_command(const RunArgs& a) {

@@ -1,6 +1,6 @@
 // wmbench tune [SCENARIO] [--command -- CMD ARGS...] [--resolution R] [--bracket LOW,HIGH]
 //              [--tolerance SIZE] [--repeat N] [--low same|FACTOR] [--resume DIR] [--out DIR] ...
-// The highest HIGH ratio at which the fill (or the job) ends cleanly (runner/tune.h).
+// The highest HIGH ratio at which the fill (or the job) ends cleanly (tune/tune.h).
 #include <cstdlib>
 #include <iostream>
 
@@ -9,13 +9,13 @@
 
 #include "cli/command.h"
 #include "cli/run_setup.h"
-#include "common/files.h"
+#include "io/files.h"
 #include "common/units.h"
 #include "probe/probe.h"
-#include "runner/child_spec.h"
-#include "runner/main_job.h"
-#include "runner/run_input.h"
-#include "runner/tune.h"
+#include "child/child_spec.h"
+#include "job/main_job.h"
+#include "job/run_input.h"
+#include "tune/tune.h"
 
 namespace wmb::cli {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "build_info.h"
 #include "cli/command.h"
-#include "common/terminal_text.h"
+#include "io/terminal_text.h"
 
 namespace wmb::cli {
 std::vector<Command>& registry() {
@@ -66,7 +66,7 @@ void refuse_empty_values(CLI::App& app) {
 int main(int argc, char** argv) {
   using namespace wmb::cli;
   // Text from others (a child's hello, a contributed folder) never reaches the terminal as a
-  // control sequence: every line printed through cout/cerr is escaped (common/terminal_text.h).
+  // control sequence: every line printed through cout/cerr is escaped (io/terminal_text.h).
   wmb::install_terminal_escaping();
   CLI::App app{"wmbench: how PyTorch's MPS memory limits really behave (watermark matrix, guard, reports)"};
   app.set_version_flag("--version", std::string(WMBENCH_VERSION) + " (" WMBENCH_GIT_REV ")");

@@ -7,14 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "common/files.h"
-#include "common/terminal_text.h"
-#include "common/utf8.h"
+#include "io/files.h"
+#include "io/terminal_text.h"
+#include "io/utf8.h"
 #include "common/units.h"
 #include "probe/probe.h"
-#include "runner/run_input.h"
+#include "job/run_input.h"
 #include "runner/runner.h"
-#include "scenario/limits.h"
+#include "common/limits.h"
 #include "scenario/scenario.h"
 
 namespace wmb::cli {

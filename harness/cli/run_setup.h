@@ -22,14 +22,14 @@ struct ScenarioFlags {
 };
 
 // Applies them to `s`, then checks the plan against the bounds every reader of the folder applies
-// (scenario/limits.h), before anything runs. Throws RunInputError (an unknown device) or UnitError.
+// (common/limits.h), before anything runs. Throws RunInputError (an unknown device) or UnitError.
 void apply_scenario_flags(const ScenarioFlags& f, Scenario& s);
 
 // `--command` of run and tune: the job after "--" into `s` (program "command"); with --resume the
 // folder's own command. Throws RunInputError naming what is wrong.
 void apply_command_flag(bool command, bool resume, Scenario& s);
 
-// The scenario: --resume DIR's (runner/run_input.h load_resume), or the SCENARIO file's (a path
+// The scenario: --resume DIR's (job/run_input.h load_resume), or the SCENARIO file's (a path
 // or a name in scenarios/). Returns whether it is the main job (neither given). Throws
 // RunInputError (both given), ScenarioError, FileError.
 bool load_scenario_or_resume(const std::string& scenario, const std::string& resume, RunnerOptions& o,

@@ -1,5 +1,5 @@
 // The kinds of fill child a folder's machine.json "child"."kind" may name: one list for the writer
-// (FillChild::describe(), runner/child_*.cpp) and every reader (the folder schema, history,
+// (FillChild::describe(), child/child_*.cpp) and every reader (the folder schema, history,
 // compare, report, check, --resume), so that no reader refuses a folder wmbench wrote (issue 30:
 // history refused every `--command` folder). Folders made before the key ran the native child.
 #pragma once
@@ -9,9 +9,9 @@
 
 namespace wmb {
 
-inline constexpr const char* kNativeChild = "native";    // wmbench-fill (runner/child_native.cpp)
-inline constexpr const char* kPythonChild = "python";    // wmbench_fill.py (runner/child_python.cpp)
-inline constexpr const char* kCommandChild = "command";  // the user's own job (runner/child_command.cpp)
+inline constexpr const char* kNativeChild = "native";    // wmbench-fill (child/child_native.cpp)
+inline constexpr const char* kPythonChild = "python";    // wmbench_fill.py (child/child_python.cpp)
+inline constexpr const char* kCommandChild = "command";  // the user's own job (child/child_command.cpp)
 
 inline const std::vector<std::string>& child_kinds() {
   static const std::vector<std::string> k = {kNativeChild, kPythonChild, kCommandChild};

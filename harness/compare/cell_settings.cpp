@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 
-#include "common/json_input.h"
-#include "common/terminal_text.h"
+#include "io/json_input.h"
+#include "io/terminal_text.h"
 #include "common/units.h"
-#include "common/utf8.h"
+#include "io/utf8.h"
 
 namespace wmb::compare {
 

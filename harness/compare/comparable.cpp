@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
-#include "compare/folder_device.h"
+#include "readback/folder_device.h"
 #include "mpsmodel/revision.h"
 
 namespace wmb::compare {

@@ -1,6 +1,8 @@
-// The comparison of two result folders: loading, matching by label, the verdicts, JSON output and
-// the command's driver. Text and Markdown rendering live in export_text.cpp.
+// The comparison of two result folders: runs matched by label, the repeats of each label grouped,
+// and the verdict of each row. Loading is readback/, the exports export_json.cpp and export_text.cpp.
 #include "compare/compare.h"
+#include "compare/comparable.h"
+
 #include "compare/comparable.h"
 
 #include <algorithm>
@@ -15,10 +17,11 @@
 
 #include <fmt/format.h>
 
-#include "common/json_input.h"
+#include "io/json_input.h"
 #include "compare/cell_settings.h"
-#include "compare/folder_device.h"
-#include "compare/verify_runs.h"
+#include "readback/fields.h"
+#include "readback/folder_device.h"
+#include "readback/verify_runs.h"
 #include "common/units.h"
 #include "results/run_record.h"
 #include "results/summary_stream.h"
@@ -28,139 +31,6 @@ namespace wmb::compare {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// ---------------------------------------------------------------------------------------------
-// Loading and checking
-// ---------------------------------------------------------------------------------------------
-
-namespace {
-
-// Through the one bounded loader (common/json_input.h): no link followed, size, nesting and
-// duplicate keys bounded, UTF-8 checked.
-json read_json_file(const fs::path& file) {
-  try {
-    return wmb::read_json_file(file.string(), wmb::kMaxFolderJsonBytes);
-  } catch (const wmb::FileError& e) {
-    throw CompareError(e.what());
-  }
-}
-
-bool is_size_or_null(const json& v) {
-  if (v.is_null() || v.is_number_unsigned()) return true;
-  if (v.is_number_integer()) return v.get<int64_t>() >= 0;
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    return std::isfinite(d) && d >= 0 && d < 1.8e19;
-  }
-  return false;
-}
-
-std::optional<uint64_t> size_field(const json& run, const char* key) {
-  auto it = run.find(key);
-  if (it == run.end() || it->is_null()) return std::nullopt;
-  if (it->is_number_unsigned()) return it->get<uint64_t>();
-  if (it->is_number_integer()) return static_cast<uint64_t>(it->get<int64_t>());
-  return static_cast<uint64_t>(std::llround(it->get<double>()));
-}
-
-std::string string_field(const json& obj, const char* key, const std::string& fallback = "") {
-  if (!obj.is_object()) return fallback;
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_string() || it->get<std::string>().empty()) return fallback;
-  return it->get<std::string>();
-}
-
-}  // namespace
-
-void check_summary(const json& s, const std::string& where) {
-  if (!s.is_object()) throw CompareError(fmt::format("{}: not a JSON object", where));
-  if (auto it = s.find("schema_version"); it != s.end() && !(it->is_number_integer() && it->get<int64_t>() == 1)) {
-    throw CompareError(fmt::format("{}: schema_version {} is not one this wmbench reads (1)", where, json_preview(*it)));
-  }
-  auto sc = s.find("scenario");
-  if (sc == s.end() || !sc->is_string()) {
-    throw CompareError(fmt::format("{}: has no \"scenario\" name (not a wmbench summary?)", where));
-  }
-  auto runs = s.find("runs");
-  if (runs == s.end() || !runs->is_array()) {
-    throw CompareError(fmt::format("{}: has no \"runs\" array (not a wmbench summary?)", where));
-  }
-  if (auto it = s.find("not_run"); it != s.end() && !it->is_null() && !it->is_array()) {
-    throw CompareError(fmt::format("{}: \"not_run\" must be an array", where));
-  }
-  if (auto it = s.find("machine"); it != s.end() && !it->is_null() && !it->is_object()) {
-    throw CompareError(fmt::format("{}: \"machine\" must be an object", where));
-  }
-  size_t i = 0;
-  for (const auto& r : *runs) {
-    if (!r.is_object()) throw CompareError(fmt::format("{}: runs[{}] is not an object", where, i));
-    auto lab = r.find("label");
-    if (lab == r.end() || !lab->is_string() || lab->get<std::string>().empty()) {
-      throw CompareError(fmt::format("{}: runs[{}] has no \"label\"", where, i));
-    }
-    const std::string label = lab->get<std::string>();
-    if (auto it = r.find("stopped_by"); it != r.end() && !it->is_null() && !it->is_string()) {
-      throw CompareError(fmt::format("{}: runs[{}] (label \"{}\"): \"stopped_by\" must be a string, got {}",
-                                     where, i, label, json_preview(*it)));
-    }
-    for (const char* key : {"held_bytes", "max_allowed_bytes", "swap_before_bytes", "swap_after_bytes"}) {
-      auto it = r.find(key);
-      if (it != r.end() && !is_size_or_null(*it)) {
-        throw CompareError(fmt::format("{}: runs[{}] (label \"{}\"): \"{}\" must be a number of bytes or null, got {}",
-                                       where, i, label, key, json_preview(*it)));
-      }
-    }
-    ++i;
-  }
-}
-
-ResultFolder load_result_folder(const std::string& dir) {
-  std::error_code ec;
-  const fs::path p(dir);
-  if (dir.empty() || !fs::exists(p, ec)) throw CompareError(fmt::format("folder \"{}\" does not exist", dir));
-  if (!fs::is_directory(p, ec)) throw CompareError(fmt::format("\"{}\" is not a folder (expected a result folder)", dir));
-  const fs::path summary = p / "summary.json";
-  if (!fs::exists(summary, ec)) {
-    throw CompareError(fmt::format(
-        "{}: not found (\"{}\" is not a wmbench result folder, or its run did not finish)", summary.string(), dir));
-  }
-  if (!fs::is_regular_file(summary, ec)) throw CompareError(fmt::format("{}: not a regular file", summary.string()));
-  ResultFolder f;
-  f.path = dir;
-  // In bounded memory (results/summary_stream.h): each run kept with only the keys a record has
-  // (what verify_summary_against_runs compares), keys no reader knows not built at all.
-  try {
-    const std::string text = wmb::read_file(summary.string(), wmb::kMaxFolderJsonBytes, /*follow_link=*/false);
-    json runs = json::array();
-    wmb::SummaryHead head = wmb::stream_summary_json(text, summary.string(), [&](json&& run, size_t) {
-      if (run.is_object())
-        for (auto it = run.begin(); it != run.end();)
-          it = std::find(wmb::kRunKeys.begin(), wmb::kRunKeys.end(), it.key()) == wmb::kRunKeys.end() ? run.erase(it) : std::next(it);
-      runs.push_back(std::move(run));
-    });
-    f.summary = std::move(head.head);
-    if (head.has_runs) f.summary["runs"] = std::move(runs);
-  } catch (const wmb::FileError& e) {
-    throw CompareError(e.what());
-  }
-  check_summary(f.summary, summary.string());
-  verify_summary_against_runs(dir, f.summary);  // the records, not the digest (verify_runs.h)
-  const fs::path machine = p / "machine.json";
-  if (fs::exists(machine, ec)) {
-    f.machine = read_json_file(machine);
-    if (!f.machine.is_object()) throw CompareError(fmt::format("{}: not a JSON object", machine.string()));
-  }
-  const fs::path scenario = p / "scenario.json";
-  if (fs::exists(scenario, ec)) {
-    f.scenario = read_json_file(scenario);
-    if (!f.scenario.is_object()) throw CompareError(fmt::format("{}: not a JSON object", scenario.string()));
-  }
-  (void)folder_device(f);  // its files agree on the device (folder_device.h), or it is refused here
-  return f;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Comparison
-// ---------------------------------------------------------------------------------------------
 
 std::string stopped_by_text(const SideStats& s) {
   if (s.stopped_by.empty()) return "-";
@@ -508,131 +378,6 @@ Comparison compare_folders(const ResultFolder& base, const ResultFolder& now, do
   }
   apply_comparability(c, comparability(base, now));
   return c;
-}
-
-// ---------------------------------------------------------------------------------------------
-// JSON
-// ---------------------------------------------------------------------------------------------
-
-namespace {
-
-template <typename T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-json side_json(const SideInfo& s) {
-  return {{"folder", s.path},           {"scenario", s.scenario}, {"device", s.device},
-          {"torch_version", s.torch_version}, {"torch_library", s.torch_library}, {"child", s.child},
-          {"os_version", s.os_version}, {"chip", s.chip},
-          {"date", s.date},             {"runs", s.runs},         {"not_run", s.not_run}};
-}
-
-json stats_json(const SideStats& s) {
-  if (s.repeats == 0) return nullptr;
-  return {{"repeats", s.repeats},
-          {"stopped_by", s.stopped_by},
-          {"stopped_by_text", stopped_by_text(s)},
-          {"held_bytes_median", opt(s.held_median)},
-          {"held_bytes_min", opt(s.held_min)},
-          {"held_bytes_max", opt(s.held_max)},
-          {"max_allowed_bytes", opt(s.max_allowed)},
-          {"swap_growth_bytes", opt(s.swap_growth)}};
-}
-
-json change_json(const SizeChange& c) {
-  return {{"base_bytes", opt(c.base)},   {"new_bytes", opt(c.now)},           {"change_pct", opt(c.change_pct)},
-          {"direction", c.direction()}, {"over_tolerance", c.over_tolerance}, {"changed", c.changed}};
-}
-
-const char* kind_name(RowKind k) {
-  switch (k) {
-    case RowKind::compared: return "compared";
-    case RowKind::only_in_base: return "only_in_base";
-    case RowKind::only_in_new: return "only_in_new";
-  }
-  return "?";
-}
-
-}  // namespace
-
-json to_json(const Comparison& c) {
-  json rows = json::array();
-  for (const auto& r : c.rows) {
-    json row = {{"label", r.label},
-                {"status", kind_name(r.kind)},
-                {"base", stats_json(r.base)},
-                {"new", stats_json(r.now)},
-                {"regression", r.regression},
-                {"reasons", r.reasons},
-                {"notes", r.notes},
-                {"verdict", r.verdict},
-                {"settings_differ", r.settings_differ}};
-    if (r.kind == RowKind::compared) {
-      row["stop_reason_changed"] = r.stop_reason_changed;
-      row["held"] = change_json(r.held);
-      row["held"]["spread"] = r.held_spread == Spread::beyond   ? json("beyond")
-                              : r.held_spread == Spread::within ? json("within")
-                                                                : json(nullptr);
-      row["max_allowed"] = change_json(r.max_allowed);
-    }
-    rows.push_back(std::move(row));
-  }
-  return {{"base", side_json(c.base)}, {"new", side_json(c.now)}, {"scenario", c.base.scenario},
-          {"tolerance_pct", c.tolerance_pct}, {"notes", c.notes}, {"not_comparable", c.not_comparable},
-          {"rows", std::move(rows)},
-          {"regressions", c.regressions}, {"settings_differ", c.settings_differ}, {"compared", c.compared},
-          // "ok": no regression may be claimed; "exit_code": what `wmbench compare` exits with.
-          {"ok", c.claims_no_regression()}, {"exit_code", c.exit_code()}};
-}
-
-// ---------------------------------------------------------------------------------------------
-// The command
-// ---------------------------------------------------------------------------------------------
-
-std::optional<double> parse_tolerance(const std::string& text) {
-  std::string t = text;
-  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
-  if (!t.empty() && t.back() == '%') t.pop_back();
-  auto v = parse_number(t);
-  if (!v || !std::isfinite(*v) || *v < 0) return std::nullopt;
-  return *v;
-}
-
-int run_compare(const CompareOptions& opts, std::ostream& out, std::ostream& err) {
-  const auto tol = parse_tolerance(opts.tolerance);
-  if (!tol) {
-    err << fmt::format("wmbench compare: --tolerance \"{}\": expected a percentage >= 0, e.g. 5 or 2.5\n",
-                       opts.tolerance);
-    return 2;
-  }
-  ResultFolder base, now;
-  try {
-    base = load_result_folder(opts.base_dir);
-  } catch (const CompareError& e) {
-    err << "wmbench compare: BASE: " << e.what() << "\n";
-    return 2;
-  }
-  try {
-    now = load_result_folder(opts.new_dir);
-  } catch (const CompareError& e) {
-    err << "wmbench compare: NEW: " << e.what() << "\n";
-    return 2;
-  }
-  Comparison c;
-  try {
-    c = compare_folders(base, now, *tol);
-  } catch (const std::exception& e) {
-    err << "wmbench compare: " << e.what() << "\n";
-    return 2;
-  }
-  switch (opts.format) {
-    case OutputFormat::text: out << format_text(c); break;
-    case OutputFormat::markdown: out << format_markdown(c); break;
-    case OutputFormat::json: out << to_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // a non-UTF-8 path: U+FFFD, not an internal error break;
-  }
-  out.flush();
-  return c.exit_code();
 }
 
 }  // namespace wmb::compare

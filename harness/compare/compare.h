@@ -1,7 +1,7 @@
 // `wmbench compare BASE NEW`: the comparison of two result folders.
 //
-// Pure logic over the folders' summary.json (and machine.json): load_result_folder() is the only
-// function here that touches files. Runs are matched by label; the repeats of a label are grouped.
+// Pure logic over the folders' summary.json (and machine.json), as readback/result_folder.h reads
+// them. Runs are matched by label; the repeats of a label are grouped.
 // Per label: the stop reasons seen (a different set of reasons is a regression, like asv's "!"),
 // held memory (median over repeats; a change beyond the tolerance is a regression unless both
 // sides have >= 3 repeats and the medians lie within each other's [min, max] spread), PyTorch's
@@ -24,31 +24,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "readback/result_folder.h"
+
 namespace wmb::compare {
-
-// Bad input: what() names the folder or file and the problem.
-struct CompareError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// One result folder as read from disk (or crafted in memory by a test).
-struct ResultFolder {
-  std::string path;          // as given on the command line; used in messages and the header
-  nlohmann::json summary;    // summary.json
-  nlohmann::json machine;    // machine.json, or null when the folder has none
-  nlohmann::json scenario;   // scenario.json, or null (compare reads a command program's argv)
-};
-
-// Reads DIR/summary.json (required), DIR/machine.json and DIR/scenario.json (optional; malformed
-// is an error). Throws CompareError for: a missing folder, a path that is not a folder, a missing,
-// unreadable or malformed summary.json, a summary.json without the fields compare needs, one that
-// disagrees with runs/ (verify_runs.h), a malformed machine.json or scenario.json, and files that
-// disagree on the device the folder measured (folder_device.h).
-ResultFolder load_result_folder(const std::string& dir);
-
-// Checks the fields compare reads (scenario, runs[].label, sizes as non-negative numbers or null).
-// `where` names the source in the message (e.g. "results/x/summary.json").
-void check_summary(const nlohmann::json& summary, const std::string& where);
 
 // Facts about one side, for the header.
 struct SideInfo {

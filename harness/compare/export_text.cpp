@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "common/text_table.h"
+#include "io/text_table.h"
 #include "common/units.h"
 #include "compare/compare.h"
 

@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "common/interrupt.h"
 #include "common/units.h"
-#include "guard/leftovers.h"
+#include "proctree/leftovers.h"
 #include "guard/supervisor.h"
 #include "sandbox/sandbox.h"
 
@@ -69,7 +69,7 @@ int guard_exit(const GuardCommandOptions& o, const SuperviseResult& r, std::ostr
 }
 
 // The command is gone: whatever it left running is stopped (in its cgroup, else each pid found)
-// and named (guard/leftovers.h).
+// and named (proctree/leftovers.h).
 void handle_leftovers(const GuardCommandOptions& o, Sandbox* cgroup, pid_t pgid, std::ostream& err) {
   const std::string said = stop_what_is_left(cgroup, pgid, o.grace);
   if (!said.empty()) err << "wmbench guard: " << said << "\n";

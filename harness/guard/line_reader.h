@@ -1,14 +1,14 @@
 // The child's stdout, read without blocking: lines are handed on one at a time, each at most
 // max_line bytes (a longer one is handed on cut, its rest skipped: ChildLineSplitter in
-// runner/child_report.h), so whatever the child writes the parent's memory stays bounded.
+// protocol/child_report.h), so whatever the child writes the parent's memory stays bounded.
 // One concern of supervise(): the pipe. Parsing the lines is the caller's.
 #pragma once
 
 #include <functional>
 #include <string_view>
 
-#include "common/json_input.h"
-#include "runner/child_report.h"
+#include "io/json_input.h"
+#include "protocol/child_report.h"
 
 namespace wmb {
 

@@ -1,7 +1,7 @@
 // The stop of supervise(): one last sample (the trace then shows what the guard saw), the stop
 // event in the trace, then SIGTERM to the child's group and SIGKILL after the grace.
 // A new stop class: a Stopper value in supervisor.h, its name in stopper_name() here, the
-// condition in supervise()'s loop (supervisor.cpp) and its record class in runner/classify.cpp.
+// condition in supervise()'s loop (supervisor.cpp) and its record class in verdict/classify.cpp.
 #pragma once
 
 #include <functional>

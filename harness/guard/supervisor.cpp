@@ -49,6 +49,50 @@ bool wait_for_work(LineReader& pipe, const ExitWatch* end, const Schedule& due, 
   return pr > 0 && end_fd >= 0 && fds[nfds - 1].revents != 0;
 }
 
+// Takes a trace sample when one is due, and schedules the next (never in the past).
+void sample_if_due(Sampler& sampler, Schedule& due, double now, const SuperviseOptions& opts) {
+  if (now >= due.next_sample) {
+    sampler.sample(now);
+    due.next_sample += opts.sample_interval;
+    if (due.next_sample < now) due.next_sample = now + opts.sample_interval;
+  }
+}
+
+// Checks the guard when it is due and schedules the next check; the reason when the child must be stopped.
+std::optional<std::string> check_if_due(GuardPolicy& policy, CheckPacer& pacer, MemoryProbe& probe, double now,
+                                        Schedule& due, const SuperviseOptions& opts, SuperviseResult& r) {
+  if (now >= due.next_check) {
+    due.next_check = now + opts.guard.check_interval;
+    if (opts.guard_enabled) {
+      const GuardCheck c = check_guard(policy, pacer, probe, now, r);
+      if (c.verdict.stop) return c.verdict.reason;
+      due.next_check = now + c.next_in;
+    }
+  }
+  return std::nullopt;
+}
+
+// Calls on_tick (about every 0.5 s) when a tick is due.
+void tick_if_due(Schedule& due, double now, double t0, const SuperviseOptions& opts) {
+  if (now >= due.next_tick) {
+    due.next_tick = now + 0.5;
+    if (opts.on_tick) opts.on_tick(now - t0);
+  }
+}
+
+// The end of the result once the child is gone: its status, the run's duration and the swap it left.
+void finish_result(SuperviseResult& r, const ExitStatus& status, Clock& clock, double t0, MemoryProbe& probe) {
+  r.status = status;
+  r.duration = clock.now() - t0;
+  // One more reading after the child is gone: swap it left behind (the kernel frees a dead
+  // process's swap slots, so this is usually back near the start).
+  try {
+    r.swap_end = probe.system().swap_used;
+  } catch (const ProbeError& e) {
+    if (r.probe_error.empty()) r.probe_error = e.what();
+  }
+}
+
 }  // namespace
 
 SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, MemoryProbe& probe, Clock& clock,
@@ -105,38 +149,16 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
       ended = stop_child(stop, Stopper::Timeout, fmt::format("ran past the timeout of {}", format_duration(opts.timeout)), r);
       break;
     }
-    if (now >= due.next_sample) {
-      sampler.sample(now);
-      due.next_sample += opts.sample_interval;
-      if (due.next_sample < now) due.next_sample = now + opts.sample_interval;
+    sample_if_due(sampler, due, now, opts);
+    if (const auto why = check_if_due(policy, pacer, probe, now, due, opts, r)) {
+      ended = stop_child(stop, Stopper::Guard, *why, r);
+      break;
     }
-    if (now >= due.next_check) {
-      due.next_check = now + opts.guard.check_interval;
-      if (opts.guard_enabled) {
-        const GuardCheck c = check_guard(policy, pacer, probe, now, r);
-        if (c.verdict.stop) {
-          ended = stop_child(stop, Stopper::Guard, c.verdict.reason, r);
-          break;
-        }
-        due.next_check = now + c.next_in;
-      }
-    }
-    if (now >= due.next_tick) {
-      due.next_tick = now + 0.5;
-      if (opts.on_tick) opts.on_tick(now - t0);
-    }
+    tick_if_due(due, now, t0, opts);
     end_readable = wait_for_work(pipe, end.get(), due, opts, timeout_at(), clock, read_chunk);
   }
   pipe.read(true, on_line);  // whatever the child wrote before it ended
-  r.status = *ended;
-  r.duration = clock.now() - t0;
-  // One more reading after the child is gone: swap it left behind (the kernel frees a dead
-  // process's swap slots, so this is usually back near the start).
-  try {
-    r.swap_end = probe.system().swap_used;
-  } catch (const ProbeError& e) {
-    if (r.probe_error.empty()) r.probe_error = e.what();
-  }
+  finish_result(r, *ended, clock, t0, probe);
   return r;
 }
 

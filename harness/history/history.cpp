@@ -15,8 +15,8 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
-#include "common/json_input.h"
+#include "io/files.h"
+#include "io/json_input.h"
 #include "common/units.h"
 
 namespace wmb::history {

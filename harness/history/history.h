@@ -94,7 +94,7 @@ struct Input {
 };
 
 // Reads DIR like compare (summary.json required, machine.json and scenario.json optional; a
-// folder whose files disagree on its device is refused: compare/folder_device.h). Throws
+// folder whose files disagree on its device is refused: readback/folder_device.h). Throws
 // HistoryError naming the folder.
 Input load_input(const std::string& dir);
 

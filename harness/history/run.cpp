@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include "history/history.h"
-#include "runner/locate.h"
-#include "runner/python_isolated.h"
-#include "runner/runner.h"  // find_repo_file
-#include "runner/short_command.h"
+#include "tools/locate.h"
+#include "tools/python_isolated.h"
+#include "tools/locate.h"  // find_repo_file
+#include "tools/short_command.h"
 
 namespace wmb::history {
 
@@ -32,7 +32,7 @@ int draw_history_plot(const HistoryOptions& opts, std::ostream& err) {
         << script << " --out " << opts.plot_out << " DIR...\n";
     return 1;
   }
-  // Isolated (runner/python_isolated.h): -I, no PYTHON* variables, run in "/" with absolute paths.
+  // Isolated (tools/python_isolated.h): -I, no PYTHON* variables, run in "/" with absolute paths.
   std::vector<std::string> argv = {script, "--out", absolute_for_child(opts.plot_out), "--by", opts.by};
   if (!opts.scenario.empty()) {
     argv.push_back("--scenario");

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "scenario/limits.h"
+#include "common/limits.h"
 #include "mpsmodel/memory_fraction.h"
 
 namespace wmb::mpsmodel {
@@ -39,7 +39,7 @@ FillSimulation simulate_fill(const WatermarkConfig& cfg, uint64_t recommended_ma
   return s;
 }
 
-Prediction predict_cell(const Cell& c, const PredictInputs& m, const FillPlan& plan) {
+Prediction predict_cell(const Setting& c, const PredictInputs& m, const FillPlan& plan) {
   Prediction p;
   p.label = c.label;
   p.env = c.env;
@@ -87,18 +87,18 @@ Prediction predict_cell(const Cell& c, const PredictInputs& m, const FillPlan& p
   return p;
 }
 
-std::vector<Cell> default_cells() {
+std::vector<Setting> default_cells() {
   return {
-      {"default", {}, "", std::nullopt},
-      {"high-0.0", {{kHighEnv, "0.0"}}, "", std::nullopt},
-      {"high-1.0-low-1.0", {{kHighEnv, "1.0"}, {kLowEnv, "1.0"}}, "", std::nullopt},
-      {"high-0.8-low-0.8", {{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}, "", std::nullopt},
-      {"high-0.5-low-0.5", {{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}, "", std::nullopt},
-      {"high-0.8-alone", {{kHighEnv, "0.8"}}, "", std::nullopt},
+      {"default", {}, std::nullopt},
+      {"high-0.0", {{kHighEnv, "0.0"}}, std::nullopt},
+      {"high-1.0-low-1.0", {{kHighEnv, "1.0"}, {kLowEnv, "1.0"}}, std::nullopt},
+      {"high-0.8-low-0.8", {{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}, std::nullopt},
+      {"high-0.5-low-0.5", {{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}, std::nullopt},
+      {"high-0.8-alone", {{kHighEnv, "0.8"}}, std::nullopt},
   };
 }
 
-PredictReport make_report(const PredictInputs& m, const std::string& scenario_name, const std::vector<Cell>& cells,
+PredictReport make_report(const PredictInputs& m, const std::string& scenario_name, const std::vector<Setting>& cells,
                           const FillPlan& plan, std::vector<std::string> warnings) {
   PredictReport r{m, scenario_name, plan, {}, std::nullopt, std::move(warnings), false};
   for (const auto& c : cells) r.settings.push_back(predict_cell(c, m, plan));

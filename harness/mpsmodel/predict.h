@@ -1,7 +1,7 @@
 // `wmbench predict` without the command line: what each watermark setting does on a Mac of a given
 // size, from the limits alone (max allowed against RAM and free memory) and from the allocator model
 // run step by step without touching memory (mpsmodel/heap_allocator.h, the same code the fill
-// child's mps-model device runs). The command (cli/cmd_predict.cpp) gathers the inputs and prints.
+// child's mps-model device runs). inspect/predict_inputs.h gathers the inputs, inspect/predict_run.h prints.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +14,16 @@
 
 #include "mpsmodel/heap_allocator.h"
 #include "mpsmodel/watermark.h"
-#include "scenario/scenario.h"
 
 namespace wmb::mpsmodel {
+
+// What predict takes from a scenario's cell (scenario/scenario.h Cell): its label, its variables
+// and its memory_fraction (the cell's data changes no limit). The command fills these in.
+struct Setting {
+  std::string label;
+  std::map<std::string, std::string> env;
+  std::optional<double> memory_fraction;
+};
 
 // The Mac predicted for, and where each figure came from.
 struct PredictInputs {
@@ -65,10 +72,10 @@ struct Prediction {
   FillSimulation sim;
 };
 
-Prediction predict_cell(const Cell& c, const PredictInputs& m, const FillPlan& plan);
+Prediction predict_cell(const Setting& c, const PredictInputs& m, const FillPlan& plan);
 
 // The settings of scenarios/mps-watermark.json (write-up 004), for predict without --scenario.
-std::vector<Cell> default_cells();
+std::vector<Setting> default_cells();
 constexpr const char* kDefaultCellsName = "built-in (default, 0.0, 1.0/1.0, 0.8/0.8, 0.5/0.5, 0.8 alone)";
 
 // Fraction of the free memory that a clean-error limit may use.
@@ -84,7 +91,7 @@ struct PredictReport {
   bool no_room = false;  // no suggestion because the other allocations fill every limit that fits
 };
 
-PredictReport make_report(const PredictInputs& m, const std::string& scenario_name, const std::vector<Cell>& cells,
+PredictReport make_report(const PredictInputs& m, const std::string& scenario_name, const std::vector<Setting>& cells,
                           const FillPlan& plan, std::vector<std::string> warnings);
 
 // The table (and, with `simulation`, the step-by-step section after it). Warnings are not included.

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "common/terminal_text.h"
-#include "common/utf8.h"
+#include "io/terminal_text.h"
+#include "io/utf8.h"
 
 namespace wmb::publish {
 

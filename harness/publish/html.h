@@ -2,7 +2,7 @@
 // name, an env value, an error text, a file name) is hostile: it reaches a page only through
 // html_escape(), which is safe in element text and in a quoted attribute value alike (& < > " '
 // become entities), turns ill-formed UTF-8 into U+FFFD and every control character but newline
-// and tab into its visible "\u00XX" spelling (common/terminal_text.h), so no byte of a folder can
+// and tab into its visible "\u00XX" spelling (io/terminal_text.h), so no byte of a folder can
 // open a tag, close an attribute or hide text. Hrefs the site makes are built only from slugs
 // (slug(): [A-Za-z0-9._-]) and go through html_escape() as well.
 #pragma once

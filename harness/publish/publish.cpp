@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "publish/html.h"
 #include "publish/pages.h"
 #include "publish/site_charts.h"
 #include "publish/site_model.h"
 #include "publish/site_writer.h"
-#include "runner/python_isolated.h"
+#include "tools/python_isolated.h"
 
 namespace wmb::publish {
 
@@ -48,6 +48,59 @@ std::vector<Chart> folder_charts(const PublishedFolder& f, const std::string& in
       out.push_back({std::string(s.stem) + ".svg", s.title});
   }
   return out;
+}
+
+// Says so and returns true when --out lies inside one of the result folders the site publishes.
+bool out_inside_a_folder(const PublishOptions& opts, const Site& site, std::ostream& err) {
+  std::error_code ec;
+  const fs::path out_canon = fs::weakly_canonical(fs::absolute(opts.out, ec), ec);
+  for (const auto& f : site.folders) {
+    std::error_code ec2;
+    const fs::path dir = fs::weakly_canonical(fs::absolute(f.path, ec2), ec2);
+    const auto rel = out_canon.lexically_relative(dir);
+    if (!ec && !ec2 && !rel.empty() && *rel.begin() != "..") {
+      err << fmt::format("wmbench publish: --out {} is inside the result folder {}; give the site a folder of its own\n",
+                         opts.out, f.path);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Writes each folder's page (folders/<slug>/index.html) with its charts, drawn when --charts.
+void write_folder_pages(const PublishOptions& opts, const Site& site, const std::vector<ScenarioView>& scenarios,
+                        std::map<std::string, std::string>& inputs, const std::string& missing, ChartMaker& charts,
+                        SiteWriter& w, const PageContext& ctx) {
+  for (const auto& f : site.folders) {
+    std::string sslug;
+    for (const auto& s : scenarios)
+      if (s.name == f.info.side.scenario) sslug = s.slug;
+    const auto fc = opts.charts ? folder_charts(f, inputs[f.path], charts) : std::vector<Chart>{};
+    std::string miss = missing;
+    if (miss.empty() && fc.size() < (f.is_tune() ? 3u : 2u)) miss = "Some charts could not be drawn (see wmbench publish's messages).";
+    w.put("folders/" + f.slug + "/index.html", folder_page(f, sslug, fc, miss, ctx));
+  }
+}
+
+// Writes each scenario's page (scenarios/<slug>.html), with a history chart per device when --charts.
+void write_scenario_pages(const PublishOptions& opts, const Site& site, std::vector<ScenarioView>& scenarios,
+                          std::map<std::string, std::string>& inputs, const std::string& missing, ChartMaker& charts,
+                          SiteWriter& w, const PageContext& ctx) {
+  for (auto& s : scenarios) {
+    for (auto& d : s.devices) {
+      if (!opts.charts) continue;
+      std::vector<std::string> args = {"--by", "torch", "--"};
+      std::string all;
+      for (size_t i : d.folders) {
+        args.push_back(absolute_for_child(site.folders[i].path));
+        all += inputs[site.folders[i].path] + "\n";
+      }
+      const std::string file = fmt::format("{}-{}-history.svg", s.slug, slug(d.device));
+      if (charts.draw("history.py", args, "", "scenarios/" + file, content_hash(all)))
+        d.charts.push_back({file, "History of " + s.name + " on " + d.device + " (by torch release)"});
+    }
+    w.put("scenarios/" + s.slug + ".html", scenario_page(site, s, opts.charts ? charts.unavailable() : missing, ctx));
+  }
 }
 
 }  // namespace
@@ -90,18 +143,7 @@ int run_publish(const PublishOptions& opts, std::ostream& out, std::ostream& err
   }
   // The site is never written into a result folder it publishes (that folder would then hold
   // files `check` does not know, and the next publish would copy pages of pages).
-  std::error_code ec;
-  const fs::path out_canon = fs::weakly_canonical(fs::absolute(opts.out, ec), ec);
-  for (const auto& f : site.folders) {
-    std::error_code ec2;
-    const fs::path dir = fs::weakly_canonical(fs::absolute(f.path, ec2), ec2);
-    const auto rel = out_canon.lexically_relative(dir);
-    if (!ec && !ec2 && !rel.empty() && *rel.begin() != "..") {
-      err << fmt::format("wmbench publish: --out {} is inside the result folder {}; give the site a folder of its own\n",
-                         opts.out, f.path);
-      return 2;
-    }
-  }
+  if (out_inside_a_folder(opts, site, err)) return 2;
   try {
     SiteWriter w(opts.out);
     ChartMaker charts(w, err);
@@ -110,30 +152,8 @@ int run_publish(const PublishOptions& opts, std::ostream& out, std::ostream& err
     std::map<std::string, std::string> inputs;  // folder path -> its raw files' hash
     for (const auto& f : site.folders) inputs[f.path] = copy_raw_files(f, w);
     const std::string missing = opts.charts ? charts.unavailable() : "Charts not drawn (--no-charts).";
-    for (const auto& f : site.folders) {
-      std::string sslug;
-      for (const auto& s : scenarios)
-        if (s.name == f.info.side.scenario) sslug = s.slug;
-      const auto fc = opts.charts ? folder_charts(f, inputs[f.path], charts) : std::vector<Chart>{};
-      std::string miss = missing;
-      if (miss.empty() && fc.size() < (f.is_tune() ? 3u : 2u)) miss = "Some charts could not be drawn (see wmbench publish's messages).";
-      w.put("folders/" + f.slug + "/index.html", folder_page(f, sslug, fc, miss, ctx));
-    }
-    for (auto& s : scenarios) {
-      for (auto& d : s.devices) {
-        if (!opts.charts) continue;
-        std::vector<std::string> args = {"--by", "torch", "--"};
-        std::string all;
-        for (size_t i : d.folders) {
-          args.push_back(absolute_for_child(site.folders[i].path));
-          all += inputs[site.folders[i].path] + "\n";
-        }
-        const std::string file = fmt::format("{}-{}-history.svg", s.slug, slug(d.device));
-        if (charts.draw("history.py", args, "", "scenarios/" + file, content_hash(all)))
-          d.charts.push_back({file, "History of " + s.name + " on " + d.device + " (by torch release)"});
-      }
-      w.put("scenarios/" + s.slug + ".html", scenario_page(site, s, opts.charts ? charts.unavailable() : missing, ctx));
-    }
+    write_folder_pages(opts, site, scenarios, inputs, missing, charts, w, ctx);
+    write_scenario_pages(opts, site, scenarios, inputs, missing, charts, w, ctx);
     w.put("index.html", index_page(site, groups, scenarios, ctx));
     const int removed = w.finish();
     out << fmt::format("wmbench publish: {} folder{} ({} skipped), {} scenario{} -> {}/index.html\n", site.folders.size(),

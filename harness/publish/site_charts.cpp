@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "publish/html.h"
-#include "runner/locate.h"
-#include "runner/python_isolated.h"
-#include "runner/runner.h"  // find_repo_file
-#include "runner/short_command.h"
+#include "tools/locate.h"
+#include "tools/python_isolated.h"
+#include "tools/locate.h"  // find_repo_file
+#include "tools/short_command.h"
 
 namespace wmb::publish {
 

@@ -1,7 +1,7 @@
 // The site's charts: drawn by the repository's matplotlib scripts (plots/table.py, traces.py,
 // tune.py for a folder; plots/history.py for a scenario), never by hand, under the first python3
-// with matplotlib, isolated (runner/python_isolated.h) and started without a shell
-// (runner/short_command.h). Each script writes into a scratch folder inside --out; its SVG is then
+// with matplotlib, isolated (tools/python_isolated.h) and started without a shell
+// (tools/short_command.h). Each script writes into a scratch folder inside --out; its SVG is then
 // put into the site by the writer (compared before writing). A chart whose inputs (the folder's
 // files and the script) did not change since the last publish is not drawn again.
 #pragma once

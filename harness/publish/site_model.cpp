@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "common/units.h"
 #include "compare/compare.h"
 #include "publish/html.h"
-#include "results/check.h"
+#include "check/check.h"
 
 namespace wmb::publish {
 

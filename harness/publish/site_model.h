@@ -1,6 +1,6 @@
 // What `wmbench publish` puts on the site: the result folders among the arguments (a folder, or a
 // parent whose sub-folders are result folders), each kept only when `wmbench check` accepts it
-// (results/check.h) and loaded the way compare and history read it; every other one is named
+// (check/check.h) and loaded the way compare and history read it; every other one is named
 // with the reason and skipped. Then the index's grouping: machine (chip, RAM, OS), then torch
 // release. Pure data; the pages are made in pages.h, written by site_writer.h.
 #pragma once

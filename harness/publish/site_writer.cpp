@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "common/safe_open.h"
+#include "io/safe_open.h"
 
 namespace wmb::publish {
 

@@ -1,4 +1,4 @@
-// Writing the site: every file goes into --out through common/files.h's Folder (each path walked
+// Writing the site: every file goes into --out through io/files.h's Folder (each path walked
 // component by component with O_NOFOLLOW, written atomically, a link never written through nor
 // replaced), and only when its content differs from what is there, so a second publish of the
 // same folders rewrites nothing and a new folder rewrites only the pages that show it.
@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-#include "common/files.h"
+#include "io/files.h"
 
 namespace wmb::publish {
 
@@ -21,7 +21,7 @@ inline constexpr const char* kManifestName = ".wmbench-site.json";
 class SiteWriter {
  public:
   // Creates OUT (mkdir -p; a folder on the way that is another user's link is refused:
-  // common/safe_open.h check_parent_links) and reads its manifest, if any (a malformed one is
+  // io/safe_open.h check_parent_links) and reads its manifest, if any (a malformed one is
   // ignored: everything is then compared by content). Throws FileError.
   explicit SiteWriter(const std::string& out);
   ~SiteWriter() { remove_scratch(); }  // also when a write was refused half-way

@@ -267,7 +267,7 @@ Options:
 """
 
 
-# harness/scenario/limits.h kMinMemoryFraction / kMaxMemoryFraction: the one bound of the scenario
+# harness/common/limits.h kMinMemoryFraction / kMaxMemoryFraction: the one bound of the scenario
 # reader, both children and every record reader (a test runs both children on the same values).
 MEMORY_FRACTION_MIN = 1e-9
 MEMORY_FRACTION_MAX = 1000.0

@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "releases/releases.h"
-#include "runner/locate.h"
-#include "runner/python_isolated.h"
+#include "tools/locate.h"
+#include "tools/python_isolated.h"
 #include "runner/runner.h"
-#include "runner/short_command.h"
+#include "tools/short_command.h"
 #include "runner/stages.h"
 #include "spawn/process.h"
 

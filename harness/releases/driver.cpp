@@ -10,16 +10,16 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "common/interrupt.h"
 #include "common/units.h"
 #include "mpsmodel/release_revision.h"
 #include "releases/releases.h"
 #include "releases/torch_version.h"
 #include "results/folder_lock.h"
-#include "runner/locate.h"
-#include "runner/python_isolated.h"
-#include "runner/run_input.h"
+#include "tools/locate.h"
+#include "tools/python_isolated.h"
+#include "job/run_input.h"
 #include "scenario/scenario.h"
 
 namespace wmb::releases {
@@ -248,6 +248,67 @@ int run_all_releases(ReleasesOptions& o, State& s, std::vector<Release>& rs, std
   return 0;
 }
 
+// The cache of version environments, on the base Python (--base-python) and uv where there is one.
+std::unique_ptr<EnvCache> make_env_cache(const ReleasesOptions& o, std::ostream& out) {
+  const std::string base = find_on_path(o.base_python);
+  if (base.empty()) throw EnvError(fmt::format("--base-python {}: no such program on PATH", o.base_python));
+  const BasePython bp = probe_base_python(base);
+  const std::string uv = find_on_path("uv");
+  auto cache = std::make_unique<EnvCache>(o.cache_root.empty() ? default_cache_root() : o.cache_root, bp, o.index,
+                                          uv == "uv" ? "" : uv, out);
+  out << fmt::format("environments: {} (Python {} on {}, {})\n", cache->root(), bp.version_xy, bp.machine,
+                     uv == "uv" || uv.empty() ? "python -m venv + pip" : "uv " + uv);
+  return cache;
+}
+
+// --resume: the releases of the folder, as they were (the same torch in each, or refused); takes their states.
+void match_recorded(const State& s, const std::vector<Release>& recorded, std::vector<Release>& rs) {
+  if (recorded.size() != rs.size()) throw EnvError("--resume: the folder's releases changed");
+  for (size_t i = 0; i < rs.size(); ++i) {
+    const Release* match = nullptr;
+    for (const auto& r : recorded)
+      if (r.folder == rs[i].folder) match = &r;
+    if (!match || match->torch_version != rs[i].torch_version)
+      throw EnvError(fmt::format("--resume {}: release {} now imports torch {}, the folder ran {}; resume with the "
+                                 "same environments or start a new releases folder",
+                                 s.dir, rs[i].entry.given, rs[i].torch_version, match ? match->torch_version : "none of that name"));
+    rs[i].state = match->state;
+  }
+}
+
+// A new session: makes and holds a new releases folder and starts its releases.json document.
+void start_new_folder(const ReleasesOptions& o, State& s, bool versions, const EnvCache* cache) {
+  s.dir = new_releases_dir(o.run.out_dir, o.run.scenario.name);
+  hold(s, "wmbench releases");
+  nlohmann::json sc = to_json(o.run.scenario);
+  s.doc = {{"schema_version", kSchema},
+           {"kind", "wmbench-releases"},
+           {"scenario", sc},
+           {"scenario_source", o.run.scenario.source},
+           {"device", o.run.scenario.device},
+           {"created_utc", utc_now_iso()},
+           {"index", o.index.args},
+           {"base_python", versions ? o.base_python : ""},
+           {"cache", cache ? cache->root() : ""},
+           {"run_options", run_options_json(o)}};
+}
+
+// releases.md: the table of releases and the verdict between each pair of neighbours.
+std::string releases_md(const ReleasesOptions& o, const State& s, const std::vector<Release>& rs,
+                        const std::vector<Neighbour>& ns) {
+  std::string md = fmt::format("# torch releases: scenario {} on {}\n\n", o.run.scenario.name, o.run.scenario.device);
+  md += releases_table_md(s.dir, rs);
+  md += "\n## Between neighbours (ordered by version)\n\n";
+  for (const auto& n : ns) {
+    md += fmt::format("- torch {} -> {}: {} ([comparison]({}))\n", n.base_torch, n.now_torch,
+                      n.exit_code == 0 ? "no regression" : n.exit_code == 1 ? "**regression**" : "not comparable", n.compare_file);
+    for (const auto& x : n.regressions) md += "  - " + x + "\n";
+    for (const auto& x : n.notes) md += "  - note: " + x + "\n";
+  }
+  if (ns.empty()) md += "- one release: nothing to compare\n";
+  return md;
+}
+
 }  // namespace
 
 int run_releases(ReleasesOptions o, std::ostream& out, std::ostream& err) {
@@ -260,44 +321,13 @@ int run_releases(ReleasesOptions o, std::ostream& out, std::ostream& err) {
     // prepare: every release checked before any folder (a resumed one: before anything runs).
     std::unique_ptr<EnvCache> cache;
     const bool versions = std::any_of(o.entries.begin(), o.entries.end(), [](const Entry& e) { return e.kind == "version"; });
-    if (versions) {
-      const std::string base = find_on_path(o.base_python);
-      if (base.empty()) throw EnvError(fmt::format("--base-python {}: no such program on PATH", o.base_python));
-      const BasePython bp = probe_base_python(base);
-      const std::string uv = find_on_path("uv");
-      cache = std::make_unique<EnvCache>(o.cache_root.empty() ? default_cache_root() : o.cache_root, bp, o.index,
-                                         uv == "uv" ? "" : uv, out);
-      out << fmt::format("environments: {} (Python {} on {}, {})\n", cache->root(), bp.version_xy, bp.machine,
-                         uv == "uv" || uv.empty() ? "python -m venv + pip" : "uv " + uv);
-    }
+    if (versions) cache = make_env_cache(o, out);
     rs = prepare_releases(o, cache.get(), out);
     if (!recorded.empty()) {
       // The releases of the folder, as they were: the same torch in each, or refused.
-      if (recorded.size() != rs.size()) throw EnvError("--resume: the folder's releases changed");
-      for (size_t i = 0; i < rs.size(); ++i) {
-        const Release* match = nullptr;
-        for (const auto& r : recorded)
-          if (r.folder == rs[i].folder) match = &r;
-        if (!match || match->torch_version != rs[i].torch_version)
-          throw EnvError(fmt::format("--resume {}: release {} now imports torch {}, the folder ran {}; resume with the "
-                                     "same environments or start a new releases folder",
-                                     s.dir, rs[i].entry.given, rs[i].torch_version, match ? match->torch_version : "none of that name"));
-        rs[i].state = match->state;
-      }
+      match_recorded(s, recorded, rs);
     } else {
-      s.dir = new_releases_dir(o.run.out_dir, o.run.scenario.name);
-      hold(s, "wmbench releases");
-      nlohmann::json sc = to_json(o.run.scenario);
-      s.doc = {{"schema_version", kSchema},
-               {"kind", "wmbench-releases"},
-               {"scenario", sc},
-               {"scenario_source", o.run.scenario.source},
-               {"device", o.run.scenario.device},
-               {"created_utc", utc_now_iso()},
-               {"index", o.index.args},
-               {"base_python", versions ? o.base_python : ""},
-               {"cache", cache ? cache->root() : ""},
-               {"run_options", run_options_json(o)}};
+      start_new_folder(o, s, versions, cache.get());
     }
     out << fmt::format("wmbench releases: {} release(s) of scenario {} on {} -> {}\n", rs.size(), o.run.scenario.name,
                        o.run.scenario.device, s.dir);
@@ -309,16 +339,7 @@ int run_releases(ReleasesOptions o, std::ostream& out, std::ostream& err) {
     }
     const std::vector<Neighbour> ns = compare_neighbours(s.dir, rs, o.tolerance_pct);
     const int code = worst_exit(ns);
-    std::string md = fmt::format("# torch releases: scenario {} on {}\n\n", o.run.scenario.name, o.run.scenario.device);
-    md += releases_table_md(s.dir, rs);
-    md += "\n## Between neighbours (ordered by version)\n\n";
-    for (const auto& n : ns) {
-      md += fmt::format("- torch {} -> {}: {} ([comparison]({}))\n", n.base_torch, n.now_torch,
-                        n.exit_code == 0 ? "no regression" : n.exit_code == 1 ? "**regression**" : "not comparable", n.compare_file);
-      for (const auto& x : n.regressions) md += "  - " + x + "\n";
-      for (const auto& x : n.notes) md += "  - note: " + x + "\n";
-    }
-    if (ns.empty()) md += "- one release: nothing to compare\n";
+    const std::string md = releases_md(o, s, rs, ns);
     try {
       s.folder->write_atomic("releases.md", md);
     } catch (const FileError& e) {

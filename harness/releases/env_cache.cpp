@@ -17,11 +17,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "common/interrupt.h"
 #include "releases/torch_version.h"
-#include "runner/python_isolated.h"
-#include "runner/short_command.h"
+#include "tools/python_isolated.h"
+#include "tools/short_command.h"
 #include "spawn/process.h"
 
 namespace wmb::releases {
@@ -254,6 +254,69 @@ bool EnvCache::base_pip_takes_python() {
   return base_pip_python_;
 }
 
+namespace {
+// The import check: the torch the new env imports is the one asked for (else the env is removed).
+TorchFacts checked_torch(const std::string& py, const std::string& version, const std::string& what, const std::string& tmp) {
+  TorchFacts t;
+  try {
+    t = probe_torch(py);
+  } catch (const EnvError& e) {
+    remove_tree(tmp);
+    throw EnvError(fmt::format("the new environment for {} does not import torch: {}; it was removed, nothing was cached",
+                               what, e.what()),
+                   e.exit_code);
+  }
+  if (!version_matches(version, t.torch_version)) {
+    remove_tree(tmp);
+    throw EnvError(fmt::format("the new environment for {} imports torch {} ({}); it was removed, nothing was cached",
+                               what, t.torch_version, t.torch_file));
+  }
+  return t;
+}
+
+// The env's marker (wmbench-env.json): what was asked, how it was made, and the torch it imports.
+nlohmann::json env_marker(const std::string& key, const std::string& version, const std::string& req, const char* installer,
+                          const BasePython& base, const IndexOptions& index, const TorchFacts& t) {
+  return {{"key", key},
+          {"request", version},
+          {"requirement", req},
+          {"installer", installer},
+          {"base_python", base.path},
+          {"python_version", t.python_version},
+          {"machine", base.machine},
+          {"index", index.argv()},
+          {"torch_version", t.torch_version},
+          {"torch_git_version", t.git_version},
+          {"torch_file", t.torch_file},
+          {"made_utc", utc_now_iso()}};
+}
+
+// Writes the marker inside the new env (last, before the rename); a failure removes the env.
+void write_marker(const std::string& tmp, const nlohmann::json& marker, const std::string& what) {
+  try {
+    write_json_atomic(tmp + "/" + kMarker, marker);
+  } catch (const FileError& e) {
+    remove_tree(tmp);
+    throw EnvError(fmt::format("the new environment for {}: {}; it was removed, nothing was cached", what, e.what()));
+  }
+}
+
+// Renames the new env to final_dir, the old one (if any) moved aside first and then removed.
+void move_into_place(const std::string& root, const std::string& key, const std::string& tmp, const std::string& final_dir) {
+  const std::string old = fmt::format("{}/.old-{}-{}", root, key, ::getpid());
+  if (lexists(final_dir) && ::rename(final_dir.c_str(), old.c_str()) != 0) {
+    remove_tree(tmp);
+    throw EnvError(fmt::format("cannot move the old {} aside: {}", final_dir, std::strerror(errno)));
+  }
+  if (::rename(tmp.c_str(), final_dir.c_str()) != 0) {
+    const int e = errno;
+    remove_tree(tmp);
+    throw EnvError(fmt::format("cannot move the new environment into {}: {}", final_dir, std::strerror(e)));
+  }
+  remove_tree(old);
+}
+}  // namespace
+
 void EnvCache::make(const std::string& key, const std::string& version, const std::string& final_dir) {
   const std::string tmp = fmt::format("{}/.tmp-{}-{}", root_, key, ::getpid());
   const std::string log = fmt::format("{}/{}.install.log", root_, key);
@@ -288,53 +351,13 @@ void EnvCache::make(const std::string& key, const std::string& version, const st
     run_step(pip, log, tmp, what, "uv pip install " + req);
   }
   // The import check: the torch it imports is the one asked for.
-  TorchFacts t;
-  try {
-    t = probe_torch(py);
-  } catch (const EnvError& e) {
-    remove_tree(tmp);
-    throw EnvError(fmt::format("the new environment for {} does not import torch: {}; it was removed, nothing was cached",
-                               what, e.what()),
-                   e.exit_code);
-  }
-  if (!version_matches(version, t.torch_version)) {
-    remove_tree(tmp);
-    throw EnvError(fmt::format("the new environment for {} imports torch {} ({}); it was removed, nothing was cached",
-                               what, t.torch_version, t.torch_file));
-  }
-  const nlohmann::json marker = {{"key", key},
-                                 {"request", version},
-                                 {"requirement", req},
-                                 {"installer", uv_.empty() ? "pip" : "uv"},
-                                 {"base_python", base_.path},
-                                 {"python_version", t.python_version},
-                                 {"machine", base_.machine},
-                                 {"index", index_.argv()},
-                                 {"torch_version", t.torch_version},
-                                 {"torch_git_version", t.git_version},
-                                 {"torch_file", t.torch_file},
-                                 {"made_utc", utc_now_iso()}};
-  try {
-    write_json_atomic(tmp + "/" + kMarker, marker);
-  } catch (const FileError& e) {
-    remove_tree(tmp);
-    throw EnvError(fmt::format("the new environment for {}: {}; it was removed, nothing was cached", what, e.what()));
-  }
+  const TorchFacts t = checked_torch(py, version, what, tmp);
+  write_marker(tmp, env_marker(key, version, req, uv_.empty() ? "pip" : "uv", base_, index_, t), what);
   if (const int sig = interrupt_signal()) {
     remove_tree(tmp);
     throw EnvError(fmt::format("interrupted by {} before {} was cached; it was removed", signal_name(sig), what), 128 + sig);
   }
-  const std::string old = fmt::format("{}/.old-{}-{}", root_, key, ::getpid());
-  if (lexists(final_dir) && ::rename(final_dir.c_str(), old.c_str()) != 0) {
-    remove_tree(tmp);
-    throw EnvError(fmt::format("cannot move the old {} aside: {}", final_dir, std::strerror(errno)));
-  }
-  if (::rename(tmp.c_str(), final_dir.c_str()) != 0) {
-    const int e = errno;
-    remove_tree(tmp);
-    throw EnvError(fmt::format("cannot move the new environment into {}: {}", final_dir, std::strerror(e)));
-  }
-  remove_tree(old);
+  move_into_place(root_, key, tmp, final_dir);
   ::unlink(log.c_str());
   out_ << fmt::format("  made {}: torch {} (Python {})\n", final_dir, t.torch_version, t.python_version);
 }

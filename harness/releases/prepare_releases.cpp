@@ -8,11 +8,11 @@
 #include "mpsmodel/release_revision.h"
 #include "releases/releases.h"
 #include "releases/torch_version.h"
-#include "runner/child_info.h"
-#include "runner/child_python.h"
-#include "runner/child_spec.h"
-#include "runner/locate.h"
-#include "runner/run_error.h"
+#include "child/child_info.h"
+#include "child/child_python.h"
+#include "child/child_spec.h"
+#include "tools/locate.h"
+#include "common/run_error.h"
 
 namespace wmb::releases {
 namespace {

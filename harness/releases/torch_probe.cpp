@@ -5,8 +5,8 @@
 
 #include "releases/env_cache.h"
 #include "releases/torch_version.h"
-#include "runner/python_isolated.h"
-#include "runner/short_command.h"
+#include "tools/python_isolated.h"
+#include "tools/short_command.h"
 #include "spawn/process.h"
 
 namespace wmb::releases {

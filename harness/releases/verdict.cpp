@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
-#include "common/text_table.h"
+#include "io/files.h"
+#include "io/text_table.h"
 #include "common/units.h"
 #include "compare/compare.h"
 #include "releases/releases.h"

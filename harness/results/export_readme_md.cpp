@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "common/text_table.h"
+#include "io/text_table.h"
 
-#include "common/machine_json.h"
+#include "host/machine_json.h"
 
 #include "common/units.h"
 #include "mpsmodel/revision.h"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "common/json_input.h"
+#include "io/json_input.h"
 
 namespace wmb {
 namespace {

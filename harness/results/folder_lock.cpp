@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "common/utf8.h"
+#include "io/utf8.h"
 
 namespace wmb {
 

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "common/files.h"
+#include "io/files.h"
 
 namespace wmb {
 

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
-#include "common/json_input.h"
+#include "io/files.h"
+#include "io/json_input.h"
 #include "results/folder_schema.h"
 
 namespace wmb {

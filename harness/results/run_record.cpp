@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include "common/env_allowlist.h"
-#include "common/json_input.h"
-#include "common/utf8.h"
+#include "io/json_input.h"
+#include "io/utf8.h"
 #include "scenario/scenario.h"
-#include "scenario/limits.h"
+#include "common/limits.h"
 
 namespace wmb {
 namespace {
@@ -103,10 +103,11 @@ void check_stage_json(const nlohmann::json& st, const std::string& source, const
   o.number("seconds", 0, 1e9);
 }
 
-RunRecord run_from_json(const nlohmann::json& j, const std::string& source, const std::string& path,
-                        std::vector<std::string>* unknown) {
-  JsonObject o(j, source, path);
-  RunRecord r;
+namespace {
+
+// The run's names and outcome: index, label, repeat, env, device, data, program, stopped_by,
+// detail and error_text, each checked against the bounds its writer had.
+void read_run_identity(const JsonObject& o, RunRecord& r) {
   r.index = static_cast<int>(*o.integer("index", 1, 1000000, true));
   r.label = *o.str("label", true, 64);
   if (auto p = label_problem(r.label); !p.empty())
@@ -123,10 +124,11 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
   r.stopped_by = *o.choice("stopped_by", kStopClasses, true);
   r.detail = o.str("detail", false, kMaxRecordTextBytes).value_or("");
   r.error_text = o.str("error_text", false, kMaxRecordTextBytes);
-  if (const nlohmann::json* e = j.contains("error") ? &j["error"] : nullptr) {
-    check_parsed_error_json(*e, source, o.path_of("error"));
-    r.error = *e;
-  }
+}
+
+// The run's measurements: held/step bytes, the allocator's and the swap's readings, the times and
+// the exit status.
+void read_run_measures(const JsonObject& o, RunRecord& r) {
   r.held_bytes = o.bytes("held_bytes").value_or(0);
   r.steps = static_cast<int>(o.integer("steps", 0, 1 << 30).value_or(0));
   r.step_bytes = o.bytes("step_bytes").value_or(0);
@@ -149,6 +151,10 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
   r.stop_latency_s = o.number("stop_latency_s", 0, 1e9);
   if (auto c = o.integer("exit_code", -255, 255)) r.exit_code = static_cast<int>(*c);
   if (auto g = o.integer("signal", 1, 128)) r.signal = static_cast<int>(*g);
+}
+
+// The trace's path, refused unless it stays inside the result folder (no absolute path, no "..").
+void read_run_trace(const JsonObject& o, RunRecord& r) {
   r.trace = o.str("trace", false, 4096).value_or("");
   if (!r.trace.empty()) {
     const bool escapes = r.trace.front() == '/' || r.trace == ".." || r.trace.rfind("../", 0) == 0 ||
@@ -156,17 +162,20 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
                          (r.trace.size() >= 3 && r.trace.compare(r.trace.size() - 3, 3, "/..") == 0);
     if (escapes) o.fail("trace", fmt::format("value \"{}\" is not a path inside the result folder", utf8_sanitize(r.trace, 80)));
   }
-  r.torch_version = o.str("torch_version", false, 256).value_or("");
-  if (j.contains("child_env") && !j["child_env"].is_null()) {
-    o.string_map("child_env");
-    r.child_env = j["child_env"];
-  }
+}
+
+// The stages, at most kMaxRecordStages, each checked (check_stage_json).
+void read_run_stages(const JsonObject& o, const std::string& source, RunRecord& r) {
   if (const nlohmann::json* st = o.array("stages")) {
     if (st->size() > kMaxRecordStages)
       o.fail("stages", fmt::format("holds {} stages; a record holds at most {} (the child's bound)", st->size(), kMaxRecordStages));
     for (size_t i = 0; i < st->size(); ++i) check_stage_json((*st)[i], source, fmt::format("{}[{}]", o.path_of("stages"), i));
     r.stages = *st;
   }
+}
+
+// The warnings, at most kMaxRecordWarnings of at most kMaxRecordWarningBytes each.
+void read_run_warnings(const JsonObject& o, RunRecord& r) {
   if (const nlohmann::json* w = o.array("warnings"); w && w->size() > kMaxRecordWarnings)
     o.fail("warnings", fmt::format("holds {} warnings; a record holds at most {}", w->size(), kMaxRecordWarnings));
   r.warnings = o.string_list("warnings").value_or(std::vector<std::string>{});
@@ -174,14 +183,41 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
     if (r.warnings[i].size() > kMaxRecordWarningBytes)
       o.fail(fmt::format("warnings[{}]", i), fmt::format("is {} bytes; a warning is at most {} bytes", r.warnings[i].size(),
                                                          kMaxRecordWarningBytes));
+}
+
+// The memory fraction, within the bound its writer had (check_memory_fraction).
+void read_run_memory_fraction(const JsonObject& o, RunRecord& r) {
   r.memory_fraction = o.number("memory_fraction", -kMaxMemoryFraction, kMaxMemoryFraction);
   if (r.memory_fraction) {
     try {
-      (void)check_memory_fraction(*r.memory_fraction, "value");  // scenario/limits.h: the bound the writer had
+      (void)check_memory_fraction(*r.memory_fraction, "value");  // common/limits.h: the bound the writer had
     } catch (const UnitError& e) {
       o.fail("memory_fraction", e.what());
     }
   }
+}
+
+}  // namespace
+
+RunRecord run_from_json(const nlohmann::json& j, const std::string& source, const std::string& path,
+                        std::vector<std::string>* unknown) {
+  JsonObject o(j, source, path);
+  RunRecord r;
+  read_run_identity(o, r);
+  if (const nlohmann::json* e = j.contains("error") ? &j["error"] : nullptr) {
+    check_parsed_error_json(*e, source, o.path_of("error"));
+    r.error = *e;
+  }
+  read_run_measures(o, r);
+  read_run_trace(o, r);
+  r.torch_version = o.str("torch_version", false, 256).value_or("");
+  if (j.contains("child_env") && !j["child_env"].is_null()) {
+    o.string_map("child_env");
+    r.child_env = j["child_env"];
+  }
+  read_run_stages(o, source, r);
+  read_run_warnings(o, r);
+  read_run_memory_fraction(o, r);
   if (unknown)
     for (auto& k : o.unknown_keys(kRunKeys)) unknown->push_back(k);
   return r;
@@ -189,7 +225,7 @@ RunRecord run_from_json(const nlohmann::json& j, const std::string& source, cons
 
 namespace {
 
-// The record's file as Folder::write_json writes it (common/files.cpp dump_safe), in bytes.
+// The record's file as Folder::write_json writes it (io/files.cpp dump_safe), in bytes.
 size_t record_file_bytes(const RunRecord& r) {
   return to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).size() + 1;
 }

@@ -62,7 +62,7 @@ nlohmann::json to_json(const RunRecord& r);
 // write a 100 MB summary.json that its own readers refused.
 //   - a run file is at most kMaxRunRecordBytes (a scenario's env is at most 4 MiB, the rest of a
 //     real record a few KiB; 1000 offload stages about 200 KiB);
-//   - at most kMaxRecordStages stages (the child's bound, runner/child_report.h), each an object
+//   - at most kMaxRecordStages stages (the child's bound, protocol/child_report.h), each an object
 //     of at most kMaxStageKeys keys whose values are scalars (strings at most kMaxStageStringBytes);
 //   - at most kMaxRecordWarnings warnings of at most kMaxRecordWarningBytes each (the child's 100,
 //     the note that more were dropped, and the parent's own);
@@ -81,7 +81,7 @@ constexpr size_t kMaxRecordTextBytes = 128 * 1024;
 // is never cut.
 bool fit_run_record(RunRecord& r);
 
-// Reads a run record through the schema (common/json_input.h): index, label and stopped_by are
+// Reads a run record through the schema (io/json_input.h): index, label and stopped_by are
 // required; every other field may be missing (older folders) or null, and defaults as in
 // RunRecord; a field of the wrong type or out of range throws InputError naming `source`, the key
 // path under `path` ("runs[3]"), the value and what is allowed. Unknown keys are kept out and

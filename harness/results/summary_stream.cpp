@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "common/json_input.h"
-#include "common/utf8.h"
-#include "scenario/limits.h"
+#include "io/json_input.h"
+#include "io/utf8.h"
+#include "common/limits.h"
 
 namespace wmb {
 namespace {
@@ -102,7 +102,7 @@ class Stream {
       out_.head[key_] = std::move(element_);
     } else {
       if (out_.runs >= kMaxPlannedRuns)
-        fail(fmt::format("\"runs\" holds more than {} runs; one result folder holds at most {} (scenario/limits.h)",
+        fail(fmt::format("\"runs\" holds more than {} runs; one result folder holds at most {} (common/limits.h)",
                          kMaxPlannedRuns, kMaxPlannedRuns));
       on_run_(std::move(element_), out_.runs);
       ++out_.runs;

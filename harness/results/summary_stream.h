@@ -4,9 +4,9 @@
 // keys wmbench writes (schema_version, scenario, device, machine, not_run) are kept; a key no
 // reader knows is named, and its value is parsed but never built. Each element is bounded (at
 // most kMaxSummaryElementValues values, kMaxJsonDepth deep) and "runs" holds at most
-// kMaxPlannedRuns elements (the bound of one folder, scenario/limits.h). Malformed JSON, a
+// kMaxPlannedRuns elements (the bound of one folder, common/limits.h). Malformed JSON, a
 // duplicate key in what is kept, and a number that overflows or underflows a double are errors
-// as in parse_json_text (common/json_input.h).
+// as in parse_json_text (io/json_input.h).
 #pragma once
 
 #include <cstddef>

@@ -9,8 +9,8 @@
 
 #include "guard/supervisor.h"
 #include "results/run_record.h"
-#include "runner/child_report.h"
-#include "runner/classify.h"
+#include "protocol/child_report.h"
+#include "verdict/classify.h"
 #include "runner/stages.h"
 
 namespace wmb {

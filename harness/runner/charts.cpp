@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "common/interrupt.h"
-#include "runner/locate.h"
-#include "runner/python_isolated.h"
-#include "runner/short_command.h"
+#include "tools/locate.h"
+#include "tools/python_isolated.h"
+#include "tools/short_command.h"
 #include "runner/stages.h"
 
 namespace wmb {

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "results/report.h"
 #include "common/interrupt.h"
 #include "runner/stages.h"

@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include "build_info.h"
-#include "common/files.h"
-#include "common/machine_json.h"
+#include "io/files.h"
+#include "host/machine_json.h"
 #include "common/units.h"
 #include "mpsmodel/revision.h"
 #include "runner/stages.h"

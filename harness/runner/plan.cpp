@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include "common/env_allowlist.h"
-#include "common/files.h"
-#include "common/utf8.h"
+#include "io/files.h"
+#include "io/utf8.h"
 #include "results/report.h"
-#include "runner/run_error.h"
+#include "common/run_error.h"
 #include "runner/stages.h"
 
 namespace wmb {

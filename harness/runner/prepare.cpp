@@ -4,14 +4,14 @@
 #include <fmt/format.h>
 
 #include "build_info.h"
-#include "common/files.h"
-#include "common/terminal_text.h"
+#include "io/files.h"
+#include "io/terminal_text.h"
 #include "common/units.h"
-#include "common/utf8.h"
+#include "io/utf8.h"
 #include "results/folder_schema.h"
 #include "results/report.h"
-#include "runner/device_here.h"
-#include "runner/run_error.h"
+#include "scenario/device_here.h"
+#include "common/run_error.h"
 #include "runner/stages.h"
 #include "sandbox/sandbox.h"
 

@@ -2,9 +2,9 @@
 // sizes or another device would put records of two different experiments side by side.
 #include <fmt/format.h>
 
-#include "common/json_input.h"
+#include "io/json_input.h"
 #include "results/folder_schema.h"
-#include "runner/run_error.h"
+#include "common/run_error.h"
 #include "runner/stages.h"
 
 namespace wmb {

@@ -9,18 +9,18 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "common/interrupt.h"
 #include "common/units.h"
-#include "common/utf8.h"
-#include "guard/leftovers.h"
-#include "guard/tree_probe.h"
+#include "io/utf8.h"
+#include "proctree/leftovers.h"
+#include "proctree/tree_probe.h"
 #include "runner/build_record.h"
-#include "runner/child_command.h"
-#include "runner/rescue_record.h"
-#include "runner/classify.h"
-#include "runner/classify_job.h"
-#include "runner/job_watch.h"
+#include "child/child_command.h"
+#include "results/rescue_record.h"
+#include "verdict/classify.h"
+#include "verdict/classify_job.h"
+#include "child/job_watch.h"
 #include "runner/progress.h"
 #include "runner/stages.h"
 #include "runner/watch.h"
@@ -70,7 +70,7 @@ bool write_record(Session& s, RunRecord& r) {
     s.prep.held->folder.write_json("runs/" + r.file_stem() + ".json", to_json(r));
     return true;
   } catch (const FileError& e) {
-    // The measurement is kept: written beside (runner/rescue_record.h), and said where.
+    // The measurement is kept: written beside (results/rescue_record.h), and said where.
     std::string why;
     const std::string put = rescue_record(s.prep.held->folder, r.file_stem(), to_json(r), why);
     s.end.write_error = put.empty()
@@ -125,7 +125,7 @@ int watch_child(Session& s, const Child& child, RunRecord& rec, std::unique_ptr<
   std::vector<std::string> job_warnings;
   if (job) job_warnings = job->end(sandbox.get(), child.pid, s.opts.scenario.guard.grace);
   // A fill child's leftovers (a process it forked) never outlive the run: stopped and named
-  // (guard/leftovers.h), in its sandbox or by the pids found.
+  // (proctree/leftovers.h), in its sandbox or by the pids found.
   else if (std::string said = stop_what_is_left(sandbox.get(), child.pid, s.opts.scenario.guard.grace); !said.empty())
     job_warnings.push_back(std::move(said));
   const std::string stderr_tail =
@@ -156,6 +156,63 @@ std::string outcome_line(const std::string& head, const RunRecord& rec) {
                      rec.detail);
 }
 
+// The run's sandbox (--ram-limit), else a job's tracking cgroup, into `sandbox`. False when the
+// session must stop (the sandbox could not be made: said on s.err, exit code 2).
+bool open_sandbox(Session& s, const RunRecord& rec, bool is_job, std::unique_ptr<Sandbox>& sandbox) {
+  if (s.opts.ram_limit) {
+    try {
+      sandbox = std::make_unique<Sandbox>(*s.opts.ram_limit, rec.label);
+    } catch (const SandboxError& e) {
+      s.err << "wmbench run: " << e.what() << "\n";
+      s.end.exit_code = 2;
+      return false;
+    }
+  }
+  if (is_job && !sandbox) sandbox = JobRun::tracking_cgroup(rec.label);
+  return true;
+}
+
+// How the run's child is started: its argv and environment, stdout captured, the stderr log's
+// bound for a fill child, the sandbox's cgroup (the stderr fd is set once the log is open).
+SpawnOptions run_spawn_options(const Session& s, const PlannedRun& pr, const RunRecord& rec, bool is_job,
+                               const Sandbox* sandbox) {
+  const Scenario& sc = s.opts.scenario;
+  SpawnOptions so;
+  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision,
+                                          pr.cell->memory_fraction, s.opts.model_other));
+  so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
+  so.capture_stdout = true;
+  // The fill child's stderr log has a bound (a child writing 1 GiB of warnings): RLIMIT_FSIZE, as
+  // it writes the file itself. A job's stderr comes through a pipe into a BoundedLog
+  // (child/job_output.h), and the job's own files (a checkpoint) are none of wmbench's business:
+  // RLIMIT_FSIZE on it made every write of a file past 16 MiB fail with EFBIG.
+  if (!is_job) so.max_file_bytes = kMaxStderrLogBytes;
+  if (sandbox) so.cgroup_procs = sandbox->procs_file();
+  return so;
+}
+
+// Opens the run's trace, and a job's logs (JobRun, which sets them into `so`) or a fill child's
+// stderr log. False (the error kept as the session's write error) when one cannot be opened.
+bool open_run_files(Session& s, const RunRecord& rec, bool is_job, SpawnOptions& so,
+                    std::unique_ptr<TraceWriter>& trace, FdCloser& stderr_log, std::unique_ptr<JobRun>& job) {
+  // The trace and the stderr log: opened inside the folder, never through a planted link.
+  const Folder& folder = s.prep.held->folder;
+  try {
+    trace = std::make_unique<TraceWriter>(folder.open_for_write(rec.trace, O_TRUNC | O_APPEND), folder.display(rec.trace));
+    if (is_job)
+      job = std::make_unique<JobRun>(folder, rec.file_stem(), so);
+    else
+      stderr_log.fd = folder.open_for_write("runs/" + rec.file_stem() + ".stderr.log", O_TRUNC);
+  } catch (const FileError& e) {
+    s.end.write_error = e.what();
+    return false;
+  } catch (const SpawnError& e) {
+    s.end.write_error = e.what();
+    return false;
+  }
+  return true;
+}
+
 // One planned run. Returns false when the session must stop (signal, disk, sandbox).
 bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   const Scenario& sc = s.opts.scenario;
@@ -173,46 +230,13 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   }
   const bool is_job = is_job_child(*s.prep.child);
   std::unique_ptr<Sandbox> sandbox;
-  if (s.opts.ram_limit) {
-    try {
-      sandbox = std::make_unique<Sandbox>(*s.opts.ram_limit, rec.label);
-    } catch (const SandboxError& e) {
-      s.err << "wmbench run: " << e.what() << "\n";
-      s.end.exit_code = 2;
-      return false;
-    }
-  }
-  if (is_job && !sandbox) sandbox = JobRun::tracking_cgroup(rec.label);
-  SpawnOptions so;
-  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision,
-                                          pr.cell->memory_fraction, s.opts.model_other));
-  so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
-  so.capture_stdout = true;
-  // The fill child's stderr log has a bound (a child writing 1 GiB of warnings): RLIMIT_FSIZE, as
-  // it writes the file itself. A job's stderr comes through a pipe into a BoundedLog
-  // (runner/job_output.h), and the job's own files (a checkpoint) are none of wmbench's business:
-  // RLIMIT_FSIZE on it made every write of a file past 16 MiB fail with EFBIG.
-  if (!is_job) so.max_file_bytes = kMaxStderrLogBytes;
-  if (sandbox) so.cgroup_procs = sandbox->procs_file();
+  if (!open_sandbox(s, rec, is_job, sandbox)) return false;
+  SpawnOptions so = run_spawn_options(s, pr, rec, is_job, sandbox.get());
 
-  // The trace and the stderr log: opened inside the folder, never through a planted link.
-  const Folder& folder = s.prep.held->folder;
   std::unique_ptr<TraceWriter> trace;
   FdCloser stderr_log;
   std::unique_ptr<JobRun> job;
-  try {
-    trace = std::make_unique<TraceWriter>(folder.open_for_write(rec.trace, O_TRUNC | O_APPEND), folder.display(rec.trace));
-    if (is_job)
-      job = std::make_unique<JobRun>(folder, rec.file_stem(), so);
-    else
-      stderr_log.fd = folder.open_for_write("runs/" + rec.file_stem() + ".stderr.log", O_TRUNC);
-  } catch (const FileError& e) {
-    s.end.write_error = e.what();
-    return false;
-  } catch (const SpawnError& e) {
-    s.end.write_error = e.what();
-    return false;
-  }
+  if (!open_run_files(s, rec, is_job, so, trace, stderr_log, job)) return false;
   if (!is_job) so.stderr_fd = stderr_log.fd;
   uint64_t swap_before = 0;
   try {

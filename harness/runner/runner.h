@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -12,8 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "child/child_spec.h"
 #include "guard/supervisor.h"
 #include "scenario/scenario.h"
+#include "scenario/sizes.h"
 
 namespace wmb {
 
@@ -39,25 +42,16 @@ struct RunnerOptions {
   std::vector<std::string> notes;         // said at the start and kept in machine.json
 };
 
-// Sizes of one run, resolved against the RAM it sees.
-struct ResolvedSizes {
-  uint64_t ram = 0;          // what %RAM refers to
-  uint64_t step = 0;
-  uint64_t unscaled_step = 0;  // the step as the scenario writes it, before the min_steps shrink
-  std::optional<uint64_t> cap;
-  uint64_t swap_budget = 0;
-  std::optional<uint64_t> offload_size;
-  bool step_shrunk = false;
-};
-ResolvedSizes resolve_sizes(const Scenario& s, uint64_t ram);
+
+// Which child a run gets (child/child_spec.h ChildChoice, from the options; child_choice.cpp).
+std::unique_ptr<FillChild> choose_fill_child(const RunnerOptions& opts);
+std::string chosen_child_kind(const RunnerOptions& opts);
+// WMBENCH_PYTHON_CHILD on the runner's options (o.python, and the note in o.notes).
+void apply_python_child_default(RunnerOptions& o);
 
 // Returns the process exit code: 0 done; 1 a run could not be recorded (disk); 2 bad input;
 // 128+N when interrupted by signal N.
 int run_matrix(const RunnerOptions& opts, std::ostream& out, std::ostream& err);
 
-// Finds wmbench-fill: `explicit_path`, $WMBENCH_FILL, next to this executable, then PATH.
-std::string find_fill(const std::string& explicit_path);
-// Where the repository's scenarios/ and plots/ are (next to the executable's build folder or the source dir).
-std::string find_repo_file(const std::string& relative);
 
 }  // namespace wmb

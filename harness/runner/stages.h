@@ -19,13 +19,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/files.h"
-#include "common/platform.h"
+#include "io/files.h"
+#include "host/platform.h"
 #include "guard/policy.h"
 #include "mpsmodel/watermark.h"
 #include "probe/probe.h"
 #include "results/folder_lock.h"
-#include "runner/child_spec.h"
+#include "child/child_spec.h"
 #include "runner/runner.h"
 
 namespace wmb {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "guard/supervisor.h"
-#include "runner/child_report.h"
+#include "protocol/child_report.h"
 #include "runner/progress.h"
 
 namespace wmb {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "common/kernel_file.h"
+#include "io/kernel_file.h"
 #include "common/units.h"
 #include "sandbox/sandbox.h"
 

@@ -1,9 +1,9 @@
 #include "scenario/scenario.h"
 
-#include "common/files.h"
-#include "common/json_input.h"
+#include "io/files.h"
+#include "io/json_input.h"
 #include "common/units.h"
-#include "common/utf8.h"
+#include "io/utf8.h"
 #include "mpsmodel/memory_fraction.h"
 #include "mpsmodel/watermark.h"
 
@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 
 #include "common/env_allowlist.h"
-#include "scenario/limits.h"
+#include "common/limits.h"
 
 namespace wmb {
 
@@ -175,6 +175,94 @@ bool is_ratio_var(const std::string& k) {
   return k == "PYTORCH_MPS_HIGH_WATERMARK_RATIO" || k == "PYTORCH_MPS_LOW_WATERMARK_RATIO";
 }
 
+// The top-level keys other than "guard" and "matrix", validated into `s` in parse_scenario's order.
+void parse_top_keys(const Validator& val, const nlohmann::json& j, Scenario& s) {
+  s.name = val.str(j, "name", "name", true);
+  if (auto p = label_problem(s.name); !p.empty())
+    val.fail("name", fmt::format("value \"{}\" {}; names become folder names: use letters, digits, '.', '_', '-', '+'", utf8_sanitize(s.name, 80), p));
+  s.description = val.str(j, "description", "description", false);
+  if (!j.contains("device")) val.fail("device", fmt::format("missing; it is required (one of {})", join(kDevices)));
+  s.device = val.choice(j, "device", "device", kDevices, "");
+  s.data = val.choice(j, "data", "data", kData, "random");
+  s.program = val.choice(j, "program", "program", kPrograms, "fill");
+  if (j.contains("step")) s.step = val.size(j["step"], "step");
+  if (j.contains("min_steps")) s.min_steps = val.integer(j["min_steps"], "min_steps", 0, 100000);
+  if (j.contains("cap") && !j["cap"].is_null()) s.cap = val.size(j["cap"], "cap");
+  if (j.contains("offload_size")) s.offload_size = val.size(j["offload_size"], "offload_size");
+  if (j.contains("command")) s.command = command_argv(val, j["command"]);
+  if (s.program == "command" && s.command.empty())
+    val.fail("command", "missing; program \"command\" needs it: the job's argv, e.g. [\"python3\", \"train.py\"]");
+  if (s.program != "command" && !s.command.empty())
+    val.fail("command", fmt::format("is given, but program is \"{}\"; set \"program\": \"command\"", s.program));
+  if (s.program == "offload" && !s.offload_size) val.fail("offload_size", "missing; program \"offload\" needs it (e.g. \"4GiB\")");
+  if (j.contains("timeout")) s.timeout = val.duration(j["timeout"], "timeout");
+  if (j.contains("step_delay")) s.step_delay = val.duration(j["step_delay"], "step_delay");
+  if (j.contains("repeats")) s.repeats = val.integer(j["repeats"], "repeats", 1, kMaxRepeats);
+}
+
+// "guard": an object of kGuardKeys, each validated into `guard` in turn.
+void parse_guard(const Validator& val, const nlohmann::json& g, GuardSettings& guard) {
+  if (!g.is_object()) val.fail("guard", fmt::format("value {} is a {}; expected an object", Validator::show(g), g.type_name()));
+  val.check_keys(g, kGuardKeys, "guard");
+  if (g.contains("swap_budget")) guard.swap_budget = val.size(g["swap_budget"], "guard.swap_budget");
+  if (g.contains("wait_free")) guard.wait_free = val.percent(g["wait_free"], "guard.wait_free");
+  if (g.contains("kill_free")) guard.kill_free = val.percent(g["kill_free"], "guard.kill_free");
+  if (g.contains("interval")) guard.interval = val.interval(g["interval"], "guard.interval");
+  if (g.contains("check_interval")) guard.check_interval = val.interval(g["check_interval"], "guard.check_interval");
+  if (g.contains("wait_free_timeout")) guard.wait_free_timeout = val.duration(g["wait_free_timeout"], "guard.wait_free_timeout");
+  if (g.contains("grace")) guard.grace = val.duration(g["grace"], "guard.grace");
+}
+
+// A cell's "memory_fraction" (value `f`, key `path`): a finite number within check_memory_fraction's bounds.
+double cell_memory_fraction(const Validator& val, const nlohmann::json& f, const std::string& path) {
+  if (!f.is_number() || !std::isfinite(f.get<double>()))
+    val.fail(path,
+             fmt::format("value {} is a {}; expected a number such as 0.8 (torch.mps/torch.cuda "
+                         "set_per_process_memory_fraction)",
+                         Validator::show(f), f.type_name()));
+  try {
+    return check_memory_fraction(f.get<double>(), "value");
+  } catch (const UnitError& e) {
+    val.fail(path, e.what());
+  }
+}
+
+// A cell's "env" (value `e`): valid variable names to string values, copied into `env`.
+void parse_cell_env(const Validator& val, const nlohmann::json& e, const std::string& where,
+                    std::map<std::string, std::string>& env) {
+  if (!e.is_object()) val.fail(where + ".env", fmt::format("value {} is a {}; expected an object of variable: \"value\"", Validator::show(e), e.type_name()));
+  for (auto it = e.begin(); it != e.end(); ++it) {
+    const std::string kp = where + ".env." + utf8_sanitize(it.key(), 64);
+    if (it.key().empty() || it.key().find('=') != std::string::npos || it.key().find('\0') != std::string::npos)
+      val.fail(kp, "is not a valid environment variable name");
+    if (it.value().is_string() && it.value().get_ref<const std::string&>().find('\0') != std::string::npos)
+      val.fail(kp, "value holds a NUL byte (\\u0000); an environment value cannot");
+    if (it.value().is_string() && it.value().get_ref<const std::string&>().size() > kMaxCellEnvValueBytes)
+      val.fail(kp, fmt::format("value is {} bytes; an environment value may hold at most {} bytes (the OS refuses a "
+                               "longer one when the child starts: E2BIG, Linux's limit is 128 KiB per string)",
+                               it.value().get_ref<const std::string&>().size(), kMaxCellEnvValueBytes));
+    if (!it.value().is_string())
+      val.fail(kp, fmt::format("value {} is a {}; environment values are strings, passed verbatim (write \"0.8\", not 0.8)",
+                               Validator::show(it.value()), it.value().type_name()));
+    env[it.key()] = it.value().get<std::string>();
+  }
+}
+
+// One matrix cell `c` at `where`: its keys, a valid label not yet in `seen`, then data, memory_fraction, env.
+Cell parse_cell(const Validator& val, const nlohmann::json& c, const std::string& where, std::set<std::string>& seen) {
+  if (!c.is_object()) val.fail(where, fmt::format("value {} is a {}; expected {{\"label\": ..., \"env\": {{...}}}}", Validator::show(c), c.type_name()));
+  val.check_keys(c, kCellKeys, where);
+  Cell cell;
+  cell.label = val.str(c, "label", where + ".label", true);
+  if (auto p = label_problem(cell.label); !p.empty())
+    val.fail(where + ".label", fmt::format("value \"{}\" {}; labels become file names: use 1-64 letters, digits, '.', '_', '-', '+'", utf8_sanitize(cell.label, 80), p));
+  if (!seen.insert(cell.label).second) val.fail(where + ".label", fmt::format("value \"{}\" is a duplicate; labels must be unique", cell.label));
+  if (c.contains("data")) cell.data = val.choice(c, "data", where + ".data", kData, "");
+  if (c.contains("memory_fraction")) cell.memory_fraction = cell_memory_fraction(val, c["memory_fraction"], where + ".memory_fraction");
+  if (c.contains("env")) parse_cell_env(val, c["env"], where, cell.env);
+  return cell;
+}
+
 }  // namespace
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
@@ -273,7 +361,7 @@ void check_cell_config(const Cell& cell, const std::string& where, std::vector<s
 }
 
 Scenario parse_scenario(const std::string& text, const std::string& source, std::vector<std::string>& warnings) {
-  // The bounded loader: size, nesting depth, duplicate keys, UTF-8 (common/json_input.h).
+  // The bounded loader: size, nesting depth, duplicate keys, UTF-8 (io/json_input.h).
   nlohmann::json j;
   try {
     j = parse_json_text(text, source, kMaxScenarioBytes);
@@ -286,40 +374,9 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
 
   Scenario s;
   s.source = source;
-  s.name = val.str(j, "name", "name", true);
-  if (auto p = label_problem(s.name); !p.empty())
-    val.fail("name", fmt::format("value \"{}\" {}; names become folder names: use letters, digits, '.', '_', '-', '+'", utf8_sanitize(s.name, 80), p));
-  s.description = val.str(j, "description", "description", false);
-  if (!j.contains("device")) val.fail("device", fmt::format("missing; it is required (one of {})", join(kDevices)));
-  s.device = val.choice(j, "device", "device", kDevices, "");
-  s.data = val.choice(j, "data", "data", kData, "random");
-  s.program = val.choice(j, "program", "program", kPrograms, "fill");
-  if (j.contains("step")) s.step = val.size(j["step"], "step");
-  if (j.contains("min_steps")) s.min_steps = val.integer(j["min_steps"], "min_steps", 0, 100000);
-  if (j.contains("cap") && !j["cap"].is_null()) s.cap = val.size(j["cap"], "cap");
-  if (j.contains("offload_size")) s.offload_size = val.size(j["offload_size"], "offload_size");
-  if (j.contains("command")) s.command = command_argv(val, j["command"]);
-  if (s.program == "command" && s.command.empty())
-    val.fail("command", "missing; program \"command\" needs it: the job's argv, e.g. [\"python3\", \"train.py\"]");
-  if (s.program != "command" && !s.command.empty())
-    val.fail("command", fmt::format("is given, but program is \"{}\"; set \"program\": \"command\"", s.program));
-  if (s.program == "offload" && !s.offload_size) val.fail("offload_size", "missing; program \"offload\" needs it (e.g. \"4GiB\")");
-  if (j.contains("timeout")) s.timeout = val.duration(j["timeout"], "timeout");
-  if (j.contains("step_delay")) s.step_delay = val.duration(j["step_delay"], "step_delay");
-  if (j.contains("repeats")) s.repeats = val.integer(j["repeats"], "repeats", 1, kMaxRepeats);
+  parse_top_keys(val, j, s);
 
-  if (j.contains("guard")) {
-    const auto& g = j["guard"];
-    if (!g.is_object()) val.fail("guard", fmt::format("value {} is a {}; expected an object", Validator::show(g), g.type_name()));
-    val.check_keys(g, kGuardKeys, "guard");
-    if (g.contains("swap_budget")) s.guard.swap_budget = val.size(g["swap_budget"], "guard.swap_budget");
-    if (g.contains("wait_free")) s.guard.wait_free = val.percent(g["wait_free"], "guard.wait_free");
-    if (g.contains("kill_free")) s.guard.kill_free = val.percent(g["kill_free"], "guard.kill_free");
-    if (g.contains("interval")) s.guard.interval = val.interval(g["interval"], "guard.interval");
-    if (g.contains("check_interval")) s.guard.check_interval = val.interval(g["check_interval"], "guard.check_interval");
-    if (g.contains("wait_free_timeout")) s.guard.wait_free_timeout = val.duration(g["wait_free_timeout"], "guard.wait_free_timeout");
-    if (g.contains("grace")) s.guard.grace = val.duration(g["grace"], "guard.grace");
-  }
+  if (j.contains("guard")) parse_guard(val, j["guard"], s.guard);
 
   if (!j.contains("matrix")) val.fail("matrix", "missing; it is required (a list of {\"label\": ..., \"env\": {...}})");
   const auto& m = j["matrix"];
@@ -328,47 +385,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source, std:
   std::set<std::string> seen;
   for (size_t i = 0; i < m.size(); ++i) {
     const std::string where = fmt::format("matrix[{}]", i);
-    const auto& c = m[i];
-    if (!c.is_object()) val.fail(where, fmt::format("value {} is a {}; expected {{\"label\": ..., \"env\": {{...}}}}", Validator::show(c), c.type_name()));
-    val.check_keys(c, kCellKeys, where);
-    Cell cell;
-    cell.label = val.str(c, "label", where + ".label", true);
-    if (auto p = label_problem(cell.label); !p.empty())
-      val.fail(where + ".label", fmt::format("value \"{}\" {}; labels become file names: use 1-64 letters, digits, '.', '_', '-', '+'", utf8_sanitize(cell.label, 80), p));
-    if (!seen.insert(cell.label).second) val.fail(where + ".label", fmt::format("value \"{}\" is a duplicate; labels must be unique", cell.label));
-    if (c.contains("data")) cell.data = val.choice(c, "data", where + ".data", kData, "");
-    if (c.contains("memory_fraction")) {
-      const auto& f = c["memory_fraction"];
-      if (!f.is_number() || !std::isfinite(f.get<double>()))
-        val.fail(where + ".memory_fraction",
-                 fmt::format("value {} is a {}; expected a number such as 0.8 (torch.mps/torch.cuda "
-                             "set_per_process_memory_fraction)",
-                             Validator::show(f), f.type_name()));
-      try {
-        cell.memory_fraction = check_memory_fraction(f.get<double>(), "value");
-      } catch (const UnitError& e) {
-        val.fail(where + ".memory_fraction", e.what());
-      }
-    }
-    if (c.contains("env")) {
-      const auto& e = c["env"];
-      if (!e.is_object()) val.fail(where + ".env", fmt::format("value {} is a {}; expected an object of variable: \"value\"", Validator::show(e), e.type_name()));
-      for (auto it = e.begin(); it != e.end(); ++it) {
-        const std::string kp = where + ".env." + utf8_sanitize(it.key(), 64);
-        if (it.key().empty() || it.key().find('=') != std::string::npos || it.key().find('\0') != std::string::npos)
-          val.fail(kp, "is not a valid environment variable name");
-        if (it.value().is_string() && it.value().get_ref<const std::string&>().find('\0') != std::string::npos)
-          val.fail(kp, "value holds a NUL byte (\\u0000); an environment value cannot");
-        if (it.value().is_string() && it.value().get_ref<const std::string&>().size() > kMaxCellEnvValueBytes)
-          val.fail(kp, fmt::format("value is {} bytes; an environment value may hold at most {} bytes (the OS refuses a "
-                                   "longer one when the child starts: E2BIG, Linux's limit is 128 KiB per string)",
-                                   it.value().get_ref<const std::string&>().size(), kMaxCellEnvValueBytes));
-        if (!it.value().is_string())
-          val.fail(kp, fmt::format("value {} is a {}; environment values are strings, passed verbatim (write \"0.8\", not 0.8)",
-                                   Validator::show(it.value()), it.value().type_name()));
-        cell.env[it.key()] = it.value().get<std::string>();
-      }
-    }
+    Cell cell = parse_cell(val, m[i], where, seen);
     check_cell_env(cell, fmt::format("{}: {} (\"{}\")", source, where, cell.label), warnings, s.device);
     s.matrix.push_back(std::move(cell));
   }

@@ -52,7 +52,7 @@ struct Scenario {
   GuardSettings guard;
   std::string program = "fill";  // fill | offload
   std::optional<SizeExpr> offload_size;  // for program "offload"
-  std::vector<std::string> command;       // for program "command": the job's argv (runner/child_command.h)
+  std::vector<std::string> command;       // for program "command": the job's argv (child/child_command.h)
   std::vector<Cell> matrix;
   std::string source;       // file it came from ("" for built-in)
 };

@@ -24,40 +24,57 @@ extern char** environ;
 
 namespace wmb {
 
-Child spawn_child(const SpawnOptions& opts) {
-  if (opts.argv.empty()) throw SpawnError("no command given", EINVAL);
-  // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
+namespace {
+
+// What the child side of spawn_child needs, all prepared before fork.
+struct ChildPlan {
+  pid_t parent;
+  int out_write;   // the stdout pipe's write end (when capture_stdout)
+  int err_write;   // the exec-error pipe's write end
+  int stderr_fd;   // -1: inherited
+  int cgroup_fd;   // -1: none
+  const std::vector<std::string>* candidates;
+  char* const* argv;
+  char* const* envp;
+};
+
+// "KEY=value" for each variable of the child's environment.
+std::vector<std::string> environment_strings(const std::map<std::string, std::string>& env) {
   std::vector<std::string> env_strings;
-  for (const auto& [k, v] : opts.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = opts.argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  // PATH lookup done here, in the parent, with the child's PATH.
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  return env_strings;
+}
+
+// Pointers to each string's data, then a nullptr (an execve array; the strings must outlive it).
+std::vector<char*> exec_array(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// The paths to try for `name`: itself when it has a '/', else each PATH entry of `env` ("." for an empty one).
+std::vector<std::string> exec_candidates(const std::string& name, const std::map<std::string, std::string>& env) {
   std::vector<std::string> candidates;
-  if (args[0].find('/') != std::string::npos) {
-    candidates.push_back(args[0]);
+  if (name.find('/') != std::string::npos) {
+    candidates.push_back(name);
   } else {
-    auto it = opts.env.find("PATH");
-    std::string path = it != opts.env.end() ? it->second : "/usr/local/bin:/usr/bin:/bin";
+    auto it = env.find("PATH");
+    std::string path = it != env.end() ? it->second : "/usr/local/bin:/usr/bin:/bin";
     size_t start = 0;
     while (start <= path.size()) {
       size_t c = path.find(':', start);
       std::string dir = path.substr(start, c == std::string::npos ? std::string::npos : c - start);
-      candidates.push_back((dir.empty() ? "." : dir) + "/" + args[0]);
+      candidates.push_back((dir.empty() ? "." : dir) + "/" + name);
       if (c == std::string::npos) break;
       start = c + 1;
     }
   }
+  return candidates;
+}
 
-  int out_pipe[2] = {-1, -1};
-  int err_pipe[2];
-  if (opts.capture_stdout && make_pipe(out_pipe) != 0)
-    throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
-  if (make_pipe(err_pipe) != 0) throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
-
+// The child's stderr fd (a CLOEXEC dup of opts.stderr_fd, or opts.stderr_path opened), -1 to inherit.
+int open_child_stderr(const SpawnOptions& opts) {
   int stderr_fd = -1;
   if (opts.stderr_fd >= 0) {
     stderr_fd = ::fcntl(opts.stderr_fd, F_DUPFD_CLOEXEC, 3);
@@ -66,64 +83,74 @@ Child spawn_child(const SpawnOptions& opts) {
     stderr_fd = ::open(opts.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (stderr_fd < 0) throw SpawnError(fmt::format("cannot open {}: {}", opts.stderr_path, std::strerror(errno)), errno);
   }
+  return stderr_fd;
+}
+
+// opts.cgroup_procs opened for writing, -1 when none (on failure stderr_fd is closed, then it throws).
+int open_cgroup_procs(const SpawnOptions& opts, int stderr_fd) {
   int cgroup_fd = -1;
   if (!opts.cgroup_procs.empty()) {
     cgroup_fd = ::open(opts.cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);
     if (cgroup_fd < 0 && stderr_fd >= 0) ::close(stderr_fd);
     if (cgroup_fd < 0) throw SpawnError(fmt::format("cannot open {}: {}", opts.cgroup_procs, std::strerror(errno)), errno);
   }
+  return cgroup_fd;
+}
 
-  const pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) throw SpawnError(fmt::format("fork: {}", std::strerror(errno)), errno);
-  if (pid == 0) {
-    auto fail = [&](int stage_errno) {
-      int e = stage_errno;
-      (void)!::write(err_pipe[1], &e, sizeof e);
-      ::_exit(127);
-    };
-    if (opts.own_process_group) ::setpgid(0, 0);
+// In the child: reports `stage_errno` to the parent through the exec-error pipe and exits 127.
+[[noreturn]] void child_fail(int err_write, int stage_errno) {
+  int e = stage_errno;
+  (void)!::write(err_write, &e, sizeof e);
+  ::_exit(127);
+}
+
+// The child side of spawn_child, after fork: async-signal-safe calls only, then exec (never returns).
+[[noreturn]] void exec_child(const SpawnOptions& opts, const ChildPlan& p) {
+  if (opts.own_process_group) ::setpgid(0, 0);
 #ifdef __linux__
-    // If wmbench itself dies (even by SIGKILL), its child must not go on filling memory unwatched.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-#else
-    (void)parent;
+  // If wmbench itself dies (even by SIGKILL), its child must not go on filling memory unwatched.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != p.parent) ::_exit(127);
 #endif
-    // Default signal dispositions and an empty mask, whatever the parent had.
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) ::signal(s, SIG_DFL);
-    if (cgroup_fd >= 0) {
-      char buf[32];
-      int n = 0;
-      // "0" means "the writing process" in cgroup.procs (v1 and v2).
-      buf[n++] = '0';
-      if (::write(cgroup_fd, buf, static_cast<size_t>(n)) < 0) fail(errno);
-    }
-    if (!opts.cwd.empty() && ::chdir(opts.cwd.c_str()) != 0) fail(errno);
-    if (opts.max_file_bytes > 0) {
-      struct rlimit rl;
-      rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(opts.max_file_bytes);
-      if (::setrlimit(RLIMIT_FSIZE, &rl) != 0) fail(errno);
-      ::signal(SIGXFSZ, SIG_IGN);
-    }
-    if (opts.stdin_null) {
-      int devnull = ::open("/dev/null", O_RDONLY);
-      if (devnull >= 0) { ::dup2(devnull, 0); ::close(devnull); }
-    }
-    if (opts.capture_stdout) ::dup2(out_pipe[1], 1);
-    if (stderr_fd >= 0) ::dup2(stderr_fd, 2);
-    int last = ENOENT;
-    for (auto& c : candidates) {
-      ::execve(c.c_str(), argv.data(), envp.data());
-      if (errno != ENOENT && errno != ENOTDIR) last = errno;
-      if (errno == EACCES) last = EACCES;
-    }
-    fail(last);
+  // Default signal dispositions and an empty mask, whatever the parent had.
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) ::signal(s, SIG_DFL);
+  if (p.cgroup_fd >= 0) {
+    char buf[32];
+    int n = 0;
+    // "0" means "the writing process" in cgroup.procs (v1 and v2).
+    buf[n++] = '0';
+    if (::write(p.cgroup_fd, buf, static_cast<size_t>(n)) < 0) child_fail(p.err_write, errno);
   }
-  // Parent. Also set the group from here: whichever runs first wins, both are fine.
+  if (!opts.cwd.empty() && ::chdir(opts.cwd.c_str()) != 0) child_fail(p.err_write, errno);
+  if (opts.max_file_bytes > 0) {
+    struct rlimit rl;
+    rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(opts.max_file_bytes);
+    if (::setrlimit(RLIMIT_FSIZE, &rl) != 0) child_fail(p.err_write, errno);
+    ::signal(SIGXFSZ, SIG_IGN);
+  }
+  if (opts.stdin_null) {
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) { ::dup2(devnull, 0); ::close(devnull); }
+  }
+  if (opts.capture_stdout) ::dup2(p.out_write, 1);
+  if (p.stderr_fd >= 0) ::dup2(p.stderr_fd, 2);
+  int last = ENOENT;
+  for (auto& c : *p.candidates) {
+    ::execve(c.c_str(), p.argv, p.envp);
+    if (errno != ENOENT && errno != ENOTDIR) last = errno;
+    if (errno == EACCES) last = EACCES;
+  }
+  child_fail(p.err_write, last);
+}
+
+// The parent side of spawn_child, after fork: closes the child's ends, then waits for exec
+// (EOF on the exec-error pipe) or its errno, which is thrown.
+Child await_exec(const SpawnOptions& opts, pid_t pid, const int out_pipe[2], const int err_pipe[2], int stderr_fd,
+                 int cgroup_fd) {
+  // Also set the group from here: whichever runs first wins, both are fine.
   if (opts.own_process_group) ::setpgid(pid, pid);
   ::close(err_pipe[1]);
   if (stderr_fd >= 0) ::close(stderr_fd);
@@ -141,6 +168,36 @@ Child spawn_child(const SpawnOptions& opts) {
     throw SpawnError(fmt::format("cannot start {}: {}", opts.argv[0], std::strerror(child_errno)), child_errno);
   }
   return Child{pid, opts.capture_stdout ? out_pipe[0] : -1};
+}
+
+}  // namespace
+
+Child spawn_child(const SpawnOptions& opts) {
+  if (opts.argv.empty()) throw SpawnError("no command given", EINVAL);
+  // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
+  std::vector<std::string> env_strings = environment_strings(opts.env);
+  std::vector<char*> envp = exec_array(env_strings);
+  std::vector<std::string> args = opts.argv;
+  std::vector<char*> argv = exec_array(args);
+  // PATH lookup done here, in the parent, with the child's PATH.
+  const std::vector<std::string> candidates = exec_candidates(args[0], opts.env);
+
+  int out_pipe[2] = {-1, -1};
+  int err_pipe[2];
+  if (opts.capture_stdout && make_pipe(out_pipe) != 0)
+    throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
+  if (make_pipe(err_pipe) != 0) throw SpawnError(fmt::format("pipe: {}", std::strerror(errno)), errno);
+
+  const int stderr_fd = open_child_stderr(opts);
+  const int cgroup_fd = open_cgroup_procs(opts, stderr_fd);
+
+  const pid_t parent = ::getpid();
+  const ChildPlan plan{parent, out_pipe[1], err_pipe[1], stderr_fd, cgroup_fd, &candidates, argv.data(), envp.data()};
+  pid_t pid = ::fork();
+  if (pid < 0) throw SpawnError(fmt::format("fork: {}", std::strerror(errno)), errno);
+  if (pid == 0) exec_child(opts, plan);
+  // Parent.
+  return await_exec(opts, pid, out_pipe, err_pipe, stderr_fd, cgroup_fd);
 }
 
 namespace {

@@ -8,12 +8,12 @@
 
 #include <fmt/format.h>
 
-#include "common/files.h"
-#include "common/safe_open.h"
+#include "io/files.h"
+#include "io/safe_open.h"
 
 namespace wmb {
 
-// Never through a link, never a FIFO or a device (common/safe_open.h).
+// Never through a link, never a FIFO or a device (io/safe_open.h).
 TraceWriter::TraceWriter(const std::string& path) : path_(path) {
   try {
     fd_ = open_user_file_for_write(path);

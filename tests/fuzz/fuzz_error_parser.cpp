@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errparse/error_parser.h"
+#include "explain/explain.h"
 #include "fuzz_common.h"
 
 namespace {

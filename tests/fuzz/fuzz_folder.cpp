@@ -1,4 +1,4 @@
-// libFuzzer target: the folder loader (common/json_input.h + results/run_record.h +
+// libFuzzer target: the folder loader (io/json_input.h + results/run_record.h +
 // results/folder_schema.h) on the files of a result folder someone else made. The first byte of
 // the input picks the file (a run file, machine.json, summary.json, scenario.json); the rest is
 // its text.
@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/json_input.h"
-#include "common/utf8.h"
+#include "io/json_input.h"
+#include "io/utf8.h"
 #include "fuzz_common.h"
 #include "results/folder_schema.h"
 #include "results/report.h"

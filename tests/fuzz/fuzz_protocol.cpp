@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/json_input.h"
-#include "common/utf8.h"
+#include "io/json_input.h"
+#include "io/utf8.h"
 #include "fuzz_common.h"
 #include "results/run_record.h"
-#include "runner/child_report.h"
+#include "protocol/child_report.h"
 
 namespace {
 static constexpr const char* kFuzzTarget = "fuzz_protocol";

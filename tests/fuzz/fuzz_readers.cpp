@@ -3,10 +3,10 @@
 //   0  a cell's environment (common/env_allowlist.h): a JSON object of NAME: "value", through the
 //      scenario schema's string map, then the allowlist;
 //   1  machine.json through the folder schema, then what README.md reads of it (machine_vm_note);
-//   2  tune.json (runner/tune_report.cpp tune_policy_from_json, for `tune --resume`);
-//   3  a pasted error message (cli/pasted_input.cpp, `explain FILE`, `predict --from-error FILE`),
+//   2  tune.json (tune/tune_report.cpp tune_policy_from_json, for `tune --resume`);
+//   3  a pasted error message (errparse/pasted_input.cpp, `explain FILE`, `predict --from-error FILE`),
 //      from a file, then the error parser and the explanation;
-//   4  summary.json verified against a folder's run files (compare/verify_runs.h), as compare
+//   4  summary.json verified against a folder's run files (readback/verify_runs.h), as compare
 //      and history read it; byte 1 picks whether the text is the summary or the run file.
 //
 // Checked: only the reader's own error type escapes (FileError, CompareError), its message UTF-8;
@@ -29,20 +29,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/pasted_input.h"
+#include "errparse/pasted_input.h"
 #include "common/env_allowlist.h"
-#include "common/files.h"
-#include "common/json_input.h"
-#include "common/machine_json.h"
-#include "common/utf8.h"
+#include "io/files.h"
+#include "io/json_input.h"
+#include "host/machine_json.h"
+#include "io/utf8.h"
 #include "compare/compare.h"
-#include "compare/verify_runs.h"
+#include "readback/verify_runs.h"
 #include "errparse/error_parser.h"
+#include "explain/explain.h"
 #include "fuzz_common.h"
 #include "results/folder_schema.h"
 #include "results/report.h"
-#include "runner/tune.h"
-#include "runner/tune_policy.h"
+#include "tune/tune.h"
+#include "tune/tune_policy.h"
 
 namespace {
 
@@ -135,7 +136,7 @@ void pasted(const std::string& text, std::string_view in) {
   put(scratch().pasted, text);
   std::string out;
   // Its messages go to stderr (libFuzzer's output; not checked here).
-  const bool ok = wmb::cli::read_pasted_input("fuzz", scratch().pasted, out);
+  const bool ok = wmb::read_pasted_input("fuzz", scratch().pasted, out);
   if (!ok) return;
   FUZZ_CHECK(out == text, in, "the pasted text read back is not the file's bytes");
   FUZZ_CHECK(out.size() <= wmb::kMaxPastedTextBytes, in, "the pasted text is over its bound");

@@ -189,14 +189,14 @@ inline std::string true_program() {
 // A line of sh that leaves `sleep 300` running, detached from the job's stdio, after the job ends.
 // On Linux it leaves the job's process group and session (setsid(1)), which only the cgroup or the
 // subreaper still find; macOS has no setsid(1), and its leftover check sees only the job's process
-// group (harness/guard/leftovers.h; a job that calls setsid escapes it there: docs/MACOS.md), so
+// group (harness/proctree/leftovers.h; a job that calls setsid escapes it there: docs/MACOS.md), so
 // there it is a background job of the group.
 inline std::string leave_a_sleeper_line() {
   return kLinux ? "setsid sleep 300 >/dev/null 2>&1 </dev/null &"
                 : "sleep 300 >/dev/null 2>&1 </dev/null &";
 }
 
-// How wmbench counts N processes a command left (harness/guard/leftovers.cpp): Linux names each;
+// How wmbench counts N processes a command left (harness/proctree/leftovers.cpp): Linux names each;
 // macOS knows only that the process group still has members.
 inline std::string left_running_words(size_t n) {
   return kLinux ? "left " + std::to_string(n) + " process(es) running" : std::string("left processes running");

@@ -1,5 +1,5 @@
 // `wmbench run --command` and `wmbench tune --command` end to end: the user's own job as the
-// child (runner/child_command.h) with small jobs written to temp folders: one that finishes, one
+// child (child/child_command.h) with small jobs written to temp folders: one that finishes, one
 // that fails some other way, a real PyTorch CPU allocation failure under an address-space limit,
 // a recorded MPS message, a job that ignores SIGTERM, floods stderr, never exits, forks a daemon,
 // and one whose memory is in a grandchild. The suite that swaps for real is *Exclusive.

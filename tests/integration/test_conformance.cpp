@@ -39,8 +39,8 @@
 
 #include "fill/options.h"
 #include "guard/supervisor.h"
-#include "runner/child_report.h"
-#include "runner/classify.h"
+#include "protocol/child_report.h"
+#include "verdict/classify.h"
 #include "spawn/process.h"
 
 #include "cli_util.h"

@@ -222,7 +222,7 @@ TEST(HostileRun, ResumeNeverWritesThroughALinkPlantedInRuns) {
 // The guard: a daemon that leaves the command's process group and session.
 TEST(HostileGuard, ASetsidDaemonIsStoppedAsRootAndNamedWithout) {
   // The guard names a daemon that left its session only as its subreaper (Linux's
-  // PR_SET_CHILD_SUBREAPER, harness/guard/leftovers.h; macOS has none), and the daemon is made
+  // PR_SET_CHILD_SUBREAPER, harness/proctree/leftovers.h; macOS has none), and the daemon is made
   // with setsid(1), which macOS does not ship.
 #if !defined(__linux__)
   GTEST_SKIP() << "needs a child subreaper (Linux PR_SET_CHILD_SUBREAPER): the guard cannot see a daemon that left its session here";

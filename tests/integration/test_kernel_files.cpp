@@ -1,4 +1,4 @@
-// Kernel files read as they change under the reader (common/kernel_file.h). A tune run under ASan
+// Kernel files read as they change under the reader (io/kernel_file.h). A tune run under ASan
 // once ended as "wmbench: internal error: basic_filebuf::underflow error reading the file: No such
 // process": the guard's process scan read /proc/PID/stat through an ifstream while PID exited.
 // /proc/self/fd/N of a stat file opened before its process was reaped reproduces that read at will.
@@ -17,10 +17,10 @@
 #include <gtest/gtest.h>
 
 #include "cli_util.h"
-#include "common/kernel_file.h"
+#include "io/kernel_file.h"
 #ifdef __linux__
-#include "guard/proc_table.h"
-#include "guard/tree_probe.h"
+#include "proctree/proc_table.h"
+#include "proctree/tree_probe.h"
 #endif
 
 namespace {

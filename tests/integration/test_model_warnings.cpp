@@ -96,21 +96,15 @@ std::string child_side_in_process(const std::optional<std::string>& high, const 
   return error;
 }
 
-}  // namespace
+using V = std::optional<std::string>;
+using Pair = std::pair<V, V>;                                // HIGH, LOW
+using RealCase = std::pair<Pair, std::optional<std::string>>;  // a pair and its pinned error text
 
-TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
-  // nullopt: the variable is not set (PyTorch's defaults, HIGH 1.7 and LOW 1.4). Every pair of the
-  // core values (each class of value once: unset, negative, 0.0, in range, 2.0, above 2.0, a string
-  // strtod reads in part), and each further value beside an unset and an in-range other variable,
-  // both ways round: 69 pairs. Each pair's warning is checked against the child's own reading of
-  // its environment, in this process; real children run the pairs below that PyTorch's texts are
-  // pinned for and those that take each other way a value can reach a child (set, set to "", unset,
-  // a string strtod reads in part or not at all, NaN), so the exec and the variables' passage are
-  // proven too (69 children took 24 s of CPU, a third of this suite's single largest test).
-  using V = std::optional<std::string>;
+// The grid: every pair of the core values, then each further value beside an unset and an in-range other.
+std::vector<Pair> grid_pairs() {
   const std::vector<V> core = {std::nullopt, "-0.1", "0.0", "0.5", "2.0", "2.5", "0.8abc"};
   const std::vector<V> more = {"1.4", "2.0000001", "abc", "", "nan"};
-  std::vector<std::pair<V, V>> pairs;
+  std::vector<Pair> pairs;
   for (const auto& high : core)
     for (const auto& low : core) pairs.emplace_back(high, low);
   for (const auto& v : more)
@@ -118,18 +112,27 @@ TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
       pairs.emplace_back(v, other);
       pairs.emplace_back(other, v);
     }
-  const auto what_of = [](const std::pair<V, V>& p) {
-    return "HIGH=" + p.first.value_or("<unset>") + " LOW=" + p.second.value_or("<unset>");
-  };
-  const auto warned_of = [](const std::pair<V, V>& p) {
-    wmb::Cell cell;
-    cell.label = "grid";
-    if (p.first) cell.env["PYTORCH_MPS_HIGH_WATERMARK_RATIO"] = *p.first;
-    if (p.second) cell.env["PYTORCH_MPS_LOW_WATERMARK_RATIO"] = *p.second;
-    std::vector<std::string> warnings;
-    wmb::check_cell_env(cell, "grid", warnings);
-    return quoted_refusal(warnings).value_or("");
-  };
+  return pairs;
+}
+
+// "HIGH=... LOW=...", for the failure messages.
+std::string what_of(const Pair& p) {
+  return "HIGH=" + p.first.value_or("<unset>") + " LOW=" + p.second.value_or("<unset>");
+}
+
+// The error text the scenario's "refused" warning quotes for the pair ("" when it warns of none).
+std::string warned_of(const Pair& p) {
+  wmb::Cell cell;
+  cell.label = "grid";
+  if (p.first) cell.env["PYTORCH_MPS_HIGH_WATERMARK_RATIO"] = *p.first;
+  if (p.second) cell.env["PYTORCH_MPS_LOW_WATERMARK_RATIO"] = *p.second;
+  std::vector<std::string> warnings;
+  wmb::check_cell_env(cell, "grid", warnings);
+  return quoted_refusal(warnings).value_or("");
+}
+
+// Each pair's warning against the child's reading in this process; the grid must hold both kinds.
+void check_grid_in_process(const std::vector<Pair>& pairs) {
   int refused = 0, ran = 0;
   for (const auto& pair : pairs) {
     const std::string child = child_side_in_process(pair.first, pair.second), warned = warned_of(pair);
@@ -139,14 +142,11 @@ TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
   // The grid holds both kinds (a test that cannot fail would not).
   EXPECT_GT(ran, 5);
   EXPECT_GT(refused, 30);
+}
 
-  // PyTorch's own texts, pinned from MPSAllocator.mm itself, not from mpsmodel::validate (which
-  // both sides above use): init_allocator checks `m_high_watermark_ratio >= 0.0 && <= 2.0`
-  // ("invalid high watermark ratio " << ratio), then LOW `>= 0.0 && <= (HIGH == 0.0 ? 2.0 : HIGH)`
-  // ("invalid low watermark ratio " << ratio); both read with strtod (a string it cannot read is
-  // 0.0), printed as an ostream prints a double (6 significant digits: 2.0000001 is "2"). "" is a
-  // setting the child runs. Each is a pair of the grid; each runs in a real child.
-  std::vector<std::pair<std::pair<V, V>, std::optional<std::string>>> real = {
+// The pairs run in real children: those with PyTorch's pinned texts, then the other ways in, unpinned.
+std::vector<RealCase> real_child_cases() {
+  std::vector<RealCase> real = {
       {{V{}, V{}}, ""},
       {{V{"-0.1"}, V{"2.5"}}, "invalid high watermark ratio -0.1"},
       {{V{"2.5"}, V{}}, "invalid high watermark ratio 2.5"},
@@ -163,7 +163,11 @@ TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
   for (const std::pair<V, V>& p : std::vector<std::pair<V, V>>{
            {V{}, V{"-0.1"}}, {V{}, V{"nan"}}, {V{""}, V{}}, {V{"0.5"}, V{"abc"}}, {V{"0.5"}, V{"2.0"}}})
     real.push_back({p, std::nullopt});
-  // Four children at a time; the checks are made here, in order.
+  return real;
+}
+
+// Starts a model child per case, four at a time (each waits for the one four before it).
+std::vector<std::future<ChildOutcome>> start_children(const std::vector<RealCase>& real) {
   std::vector<std::future<ChildOutcome>> outcomes;
   for (size_t i = 0; i < real.size(); ++i) {
     if (i >= 4) outcomes[i - 4].wait();
@@ -173,6 +177,12 @@ TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
     if (low) env["PYTORCH_MPS_LOW_WATERMARK_RATIO"] = *low;
     outcomes.push_back(std::async(std::launch::async, [env] { return run_model(env); }));
   }
+  return outcomes;
+}
+
+// Each child's outcome, in order, against the grid, the warning and the pinned text (an ASSERT ends the checks).
+void check_children(const std::vector<Pair>& pairs, const std::vector<RealCase>& real,
+                    std::vector<std::future<ChildOutcome>>& outcomes) {
   for (size_t i = 0; i < real.size(); ++i) {
     const auto& [pair, pinned] = real[i];
     const std::string what = what_of(pair);
@@ -188,6 +198,32 @@ TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
     }
     if (pinned) EXPECT_EQ(c.error.value_or(""), *pinned) << what;
   }
+}
+
+}  // namespace
+
+TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
+  // nullopt: the variable is not set (PyTorch's defaults, HIGH 1.7 and LOW 1.4). Every pair of the
+  // core values (each class of value once: unset, negative, 0.0, in range, 2.0, above 2.0, a string
+  // strtod reads in part), and each further value beside an unset and an in-range other variable,
+  // both ways round: 69 pairs. Each pair's warning is checked against the child's own reading of
+  // its environment, in this process; real children run the pairs below that PyTorch's texts are
+  // pinned for and those that take each other way a value can reach a child (set, set to "", unset,
+  // a string strtod reads in part or not at all, NaN), so the exec and the variables' passage are
+  // proven too (69 children took 24 s of CPU, a third of this suite's single largest test).
+  const std::vector<Pair> pairs = grid_pairs();
+  check_grid_in_process(pairs);
+
+  // PyTorch's own texts, pinned from MPSAllocator.mm itself, not from mpsmodel::validate (which
+  // both sides above use): init_allocator checks `m_high_watermark_ratio >= 0.0 && <= 2.0`
+  // ("invalid high watermark ratio " << ratio), then LOW `>= 0.0 && <= (HIGH == 0.0 ? 2.0 : HIGH)`
+  // ("invalid low watermark ratio " << ratio); both read with strtod (a string it cannot read is
+  // 0.0), printed as an ostream prints a double (6 significant digits: 2.0000001 is "2"). "" is a
+  // setting the child runs. Each is a pair of the grid; each runs in a real child.
+  const std::vector<RealCase> real = real_child_cases();
+  // Four children at a time; the checks are made here, in order.
+  std::vector<std::future<ChildOutcome>> outcomes = start_children(real);
+  check_children(pairs, real, outcomes);
 }
 
 TEST(ModelWarningsGrid, HighIsCheckedBeforeLow) {

@@ -396,7 +396,7 @@ TEST(SignalsRound2, CtrlZStopsRunAndItsCommandChildAndContinueFinishesTheRun) {
   EXPECT_TRUE(rec.contains("exit_code") && rec["exit_code"] == 0) << rec.dump(2);
 }
 
-// As root the job runs in a cgroup of its own (runner/job_watch.h): Ctrl-Z stops every process in
+// As root the job runs in a cgroup of its own (child/job_watch.h): Ctrl-Z stops every process in
 // it, also a daemon the job moved out of its process group with setsid, and SIGCONT continues it.
 namespace {
 

@@ -283,7 +283,7 @@ def _tune_probe(run, high, stopped_by, held_gib, swap_mib, clean, max_allowed_gi
 
 
 class TuneTest(PlotTestCase):
-    """plots/tune.py on a tune folder's tune.json (the shape runner/tune_report.cpp writes)."""
+    """plots/tune.py on a tune folder's tune.json (the shape tune/tune_report.cpp writes)."""
 
     def tune_folder(self, probes, answer=0.9, said="Set HIGH 0.9 (LOW 0.9): the highest setting measured to end cleanly"):
         path = tempfile.mkdtemp(prefix="wmbench-plots-tune-", dir=self.tmp)

@@ -13,13 +13,13 @@
 #include <string>
 
 #include "common/env_allowlist.h"
-#include "common/files.h"
-#include "common/json_input.h"
+#include "io/files.h"
+#include "io/json_input.h"
 #include "common/units.h"
 #include "results/folder_schema.h"
 #include "results/report.h"
 #include "results/run_record.h"
-#include "runner/rescue_record.h"
+#include "results/rescue_record.h"
 #include "scenario/scenario.h"
 #include "unit_util.h"
 

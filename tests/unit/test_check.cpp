@@ -10,9 +10,9 @@
 #include <functional>
 #include <string>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "common/units.h"
-#include "results/check.h"
+#include "check/check.h"
 #include "results/report.h"
 
 using namespace wmb;

@@ -1,4 +1,4 @@
-// The child seam (runner/child_spec.h): the native child's argv, environment and machine.json
+// The child seam (child/child_spec.h): the native child's argv, environment and machine.json
 // description; the flags every kind gets; the Python child's refusals (an interpreter that
 // cannot run, is not a Python, has no torch, or hangs), all through the no-shell spawner.
 #include <gtest/gtest.h>
@@ -11,12 +11,12 @@
 #include <fstream>
 
 #include "common/units.h"
-#include "runner/child_info.h"
-#include "runner/child_python.h"
-#include "runner/child_spec.h"
-#include "runner/run_error.h"
+#include "child/child_info.h"
+#include "child/child_python.h"
+#include "child/child_spec.h"
+#include "common/run_error.h"
 #include "runner/runner.h"
-#include "runner/short_command.h"
+#include "tools/short_command.h"
 #include "../integration/platform_util.h"
 
 using namespace wmb;

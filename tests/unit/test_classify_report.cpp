@@ -9,10 +9,10 @@
 
 #include <cstdlib>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "common/units.h"
 #include "results/report.h"
-#include "runner/classify.h"
+#include "verdict/classify.h"
 #include "spawn/process.h"
 
 using namespace wmb;

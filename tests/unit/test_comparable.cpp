@@ -13,7 +13,7 @@
 #include "common/units.h"
 #include "compare/comparable.h"
 #include "compare/compare.h"
-#include "compare/folder_device.h"
+#include "readback/folder_device.h"
 #include "mpsmodel/revision.h"
 
 using nlohmann::json;

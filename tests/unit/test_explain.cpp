@@ -8,6 +8,7 @@
 
 #include "common/units.h"
 #include "errparse/error_parser.h"
+#include "explain/explain.h"
 
 namespace {
 

@@ -13,14 +13,14 @@
 #include <fstream>
 #include <string>
 
-#include "common/files.h"
-#include "common/json_input.h"
+#include "io/files.h"
+#include "io/json_input.h"
 #include "common/units.h"
-#include "common/utf8.h"
+#include "io/utf8.h"
 #include "results/folder_lock.h"
 #include "results/report.h"
-#include "runner/child_report.h"
-#include "runner/classify.h"
+#include "protocol/child_report.h"
+#include "verdict/classify.h"
 #include "scenario/scenario.h"
 
 #include "unit_util.h"

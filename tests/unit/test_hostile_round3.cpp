@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "results/report.h"
-#include "runner/tune.h"
-#include "runner/tune_policy.h"
+#include "tune/tune.h"
+#include "tune/tune_policy.h"
 #include "unit_util.h"
 
 using namespace wmb;
@@ -55,7 +55,7 @@ TEST(Hostile3Tune, UnlistedARecordAtHighZeroIsNoProbeOfTheSearchSoNeverItsAnswer
 
 // ---- D --------------------------------------------------------------------------------------
 
-#include "common/terminal_text.h"
+#include "io/terminal_text.h"
 
 TEST(Hostile3Text, BidirectionalControlsAreEscapedAsControlCharactersAre) {
   EXPECT_EQ(escape_controls("run \xe2\x80\xae" "hs.x"), "run \\u202e" "hs.x");  // the U+202E
@@ -75,7 +75,7 @@ TEST(Hostile3Text, BidirectionalControlsAreEscapedAsControlCharactersAre) {
 // ---- C: summary.json as a stream --------------------------------------------------------------
 
 #include "results/summary_stream.h"
-#include "scenario/limits.h"
+#include "common/limits.h"
 
 TEST(Hostile3Summary, RunsComeOneByOneUnknownKeysAreNamedNotBuilt) {
   std::vector<std::string> labels;

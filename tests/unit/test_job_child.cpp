@@ -1,5 +1,5 @@
-// The command child's pure parts: who stopped a job (runner/classify_job.h), its bounded logs
-// (runner/job_output.h), and the refusal of a program that cannot run (runner/child_command.h).
+// The command child's pure parts: who stopped a job (verdict/classify_job.h), its bounded logs
+// (child/job_output.h), and the refusal of a program that cannot run (child/child_command.h).
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "runner/child_command.h"
-#include "runner/classify_job.h"
-#include "runner/job_output.h"
-#include "runner/job_watch.h"
-#include "runner/run_error.h"
+#include "child/child_command.h"
+#include "verdict/classify_job.h"
+#include "child/job_output.h"
+#include "child/job_watch.h"
+#include "common/run_error.h"
 #include "unit_util.h"
 
 using namespace wmb;

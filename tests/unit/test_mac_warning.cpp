@@ -1,11 +1,11 @@
 // The warning the main job gives on a Mac before its first cell, and when it waits (issue 28):
-// runner/mac_warning.h, with the terminal and the environment injected.
+// job/mac_warning.h, with the terminal and the environment injected.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-#include "runner/mac_warning.h"
+#include "job/mac_warning.h"
 
 using namespace wmb;
 

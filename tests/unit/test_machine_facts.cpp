@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "common/machine_json.h"
-#include "common/metal_device.h"
-#include "common/platform.h"
+#include "host/machine_json.h"
+#include "host/metal_device.h"
+#include "host/platform.h"
 
 using namespace wmb;
 

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "publish/html.h"
 #include "publish/pages.h"
 #include "publish/publish.h"

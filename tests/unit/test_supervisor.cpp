@@ -4,7 +4,7 @@
 
 #include <signal.h>
 
-#include "common/files.h"
+#include "io/files.h"
 #include "guard/supervisor.h"
 
 using namespace wmb;

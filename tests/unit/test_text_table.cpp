@@ -1,8 +1,8 @@
-// The shared text-table and Markdown-cell helpers (common/text_table.h) used by the compare and
+// The shared text-table and Markdown-cell helpers (io/text_table.h) used by the compare and
 // history exporters.
 #include <gtest/gtest.h>
 
-#include "common/text_table.h"
+#include "io/text_table.h"
 
 namespace wmb {
 namespace {

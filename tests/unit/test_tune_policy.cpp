@@ -1,4 +1,4 @@
-// wmbench tune's search (runner/tune_policy.h) driven by fake outcomes: each edge answer, the
+// wmbench tune's search (tune/tune_policy.h) driven by fake outcomes: each edge answer, the
 // bisection's bracket, --repeat, --tolerance, --low, and the validation of the policy.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "common/units.h"
-#include "runner/tune_policy.h"
+#include "tune/tune_policy.h"
 
 using namespace wmb;
 

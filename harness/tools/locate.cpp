@@ -1,0 +1,92 @@
+#include "tools/locate.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "io/files.h"
+#include "host/platform.h"
+#include "tools/python_isolated.h"
+#include "tools/short_command.h"
+
+#ifndef WMBENCH_SOURCE_DIR_DEFAULT
+#define WMBENCH_SOURCE_DIR_DEFAULT ""
+#endif
+
+namespace wmb {
+
+std::string dirname_of(const std::string& p) {
+  auto pos = p.find_last_of('/');
+  return pos == std::string::npos ? "." : p.substr(0, pos);
+}
+
+bool is_executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
+
+std::string find_on_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t c = dirs.find(':', start);
+    std::string dir = dirs.substr(start, c == std::string::npos ? std::string::npos : c - start);
+    std::string cand = (dir.empty() ? "." : dir) + "/" + name;
+    if (is_executable(cand)) return cand;
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  return "";
+}
+
+std::string find_fill(const std::string& explicit_path) {
+  if (!explicit_path.empty()) return explicit_path;
+  if (const char* e = std::getenv("WMBENCH_FILL"); e && *e) return e;
+  const std::string self = self_exe_path();
+  if (!self.empty()) {
+    std::string cand = dirname_of(self) + "/wmbench-fill";
+    if (is_executable(cand)) return cand;
+  }
+  return "wmbench-fill";  // PATH
+}
+
+std::string find_pyfill() {
+  if (const char* e = std::getenv("WMBENCH_PYFILL"); e && *e) return e;
+  const std::string self = self_exe_path();
+  if (!self.empty() && path_exists(dirname_of(self) + "/wmbench_fill.py")) return dirname_of(self) + "/wmbench_fill.py";
+  return find_repo_file("harness/pyfill/wmbench_fill.py");
+}
+
+// Only beside the binary (build/, or an install's share/wmbench) and in the checkout this binary
+// was built from (WMBENCH_SOURCE_DIR_DEFAULT): never the current folder, never a folder above the
+// binary that anyone may write into. Every path returned is absolute.
+std::string find_repo_file(const std::string& relative) {
+  std::vector<std::string> roots;
+  const std::string self = self_exe_path();
+  if (!self.empty() && self[0] == '/') {
+    std::string d = dirname_of(self);
+    roots.push_back(d);
+    roots.push_back(dirname_of(d) + "/share/wmbench");
+  }
+  if (*WMBENCH_SOURCE_DIR_DEFAULT == '/') roots.push_back(WMBENCH_SOURCE_DIR_DEFAULT);
+  for (const auto& r : roots) {
+    std::string p = r + "/" + relative;
+    if (path_exists(p)) return p;
+  }
+  return "";
+}
+
+std::string python_with_matplotlib() {
+  constexpr double kProbeTimeout = 30;  // `python -c 'import matplotlib'`
+  std::vector<std::string> cands;
+  if (const char* e = std::getenv("WMBENCH_PYTHON"); e && *e) cands.emplace_back(e);
+  for (const char* c : {"python3", "/usr/bin/python3", "/opt/homebrew/bin/python3"}) cands.emplace_back(c);
+  for (const auto& c : cands)
+    if (run_short_command(isolated_python_argv(c, {"-c", "import matplotlib"}), kProbeTimeout, "/dev/null",
+                          isolated_python_env(current_environment()), kPythonCwd)
+            .ok())
+      return c;
+  return "";
+}
+
+}  // namespace wmb
