@@ -33,10 +33,12 @@ STOPPED_BY_COLORS = {
     "interrupted": "#F0E442",  # yellow
     "not_started": "#999999",  # grey
     "exited": "#882255",       # wine: a job (--command) that exited non-zero, not by a memory limit
+    "kernel": "#332288",       # indigo: killed by the kernel (the OOM killer), not by wmbench
 }
 UNKNOWN_COLOR = "#BBBBBB"
 STOPPED_BY_TEXT = {
     "guard": "guard (swap budget / free memory)",
+    "kernel": "the kernel's OOM killer",
     "pytorch": "PyTorch error (limit hit)",
     "config": "configuration error",
     "cap": "cap reached (no limit hit)",

@@ -116,6 +116,9 @@ def draw(res, out_dir=None):
         if st["n"] > 1:
             held_txt = "median " + held_txt
         parts = [held_txt, _swap_note(runs, st)]
+        signals = sorted({r["guard_signal"] for r in runs if isinstance(r.get("guard_signal"), str)})
+        if signals:  # which guard signal stopped it (issue 41; older records have none)
+            parts.append("guard: " + ", ".join(signals))
         if res.is_cuda and st["n"] == 1:
             # device memory beside the host footprint (the run record's counts at the stop)
             r0 = runs[0]

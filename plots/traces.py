@@ -99,6 +99,9 @@ def _series(run):
             out["stop_by"] = e.get("by") if isinstance(e.get("by"), str) else None
     if out["stop_by"] is None and isinstance(run.get("stopped_by"), str):
         out["stop_by"] = run["stopped_by"]
+    # Which guard signal (issue 41; records before it have none): "stopped by guard (pressure)".
+    if out["stop_by"] == "guard" and isinstance(run.get("guard_signal"), str):
+        out["stop_by"] = "guard (%s)" % run["guard_signal"]
     # The footprint line ends at the child's end (issue 30): a sample taken after the child exited
     # (before the parent reaped it, or after the run's duration_s) reads 0 for a process that is
     # gone, while its tensors were held to the end; those readings are gaps, not a fall to 0.

@@ -1,4 +1,5 @@
-// wmbench guard [--wait-free PCT] [--swap-budget SIZE] [--kill-free PCT] [--interval S]
+// wmbench guard [--wait-free PCT] [--swap-budget SIZE] [--kill-free PCT] [--pressure LEVEL]
+//               [--pressure-stall PCT] [--compressor-budget SIZE] [--wired-budget SIZE] [--interval S]
 //               [--trace FILE] [--ram-limit SIZE] -- CMD ARGS...
 // Exit codes, as users of such guards know them: 3 the guard stopped the command, 4 no room to
 // start it, 127 it could not be started, 128+N when the guard itself got signal N (it stops the
@@ -6,6 +7,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/run_setup.h"
 #include "common/units.h"
 #include "guard/guard_command.h"
 #include "common/limits.h"
@@ -17,6 +19,7 @@ struct GuardArgs {
   double wait_free = 0, kill_free = 0;
   std::string swap_budget = "2GiB", interval = "0.5s", check = "10ms", trace, ram_limit, wait_timeout = "5m", grace = "5s";
   std::vector<std::string> cmd;
+  GuardSignalFlags signals;
   bool quiet = false;
 };
 
@@ -33,6 +36,7 @@ int guard_command(const GuardArgs& a) {
     o.guard.wait_free_timeout = parse_duration(a.wait_timeout);
     if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
     o.grace = parse_duration(a.grace);
+    apply_guard_signal_flags(a.signals, o.signals);
   } catch (const UnitError& e) {
     std::cerr << "wmbench guard: " << e.what() << "\n";
     return kExitUsage;
@@ -54,6 +58,7 @@ Registrar reg{Command{20, [](CLI::App& app, int& exit_code) {
   c->add_option("--wait-timeout", a->wait_timeout, "Give up waiting for free memory after this long (exit 4)");
   c->add_option("--swap-budget", a->swap_budget, "Stop the command when swap grew more than this since the start")->capture_default_str();
   c->add_option("--kill-free", a->kill_free, "Stop the command when free memory stays under this percent for two checks")->check(CLI::Range(0.0, 100.0));
+  add_guard_signal_flags(c, a->signals);
   c->add_option("--interval", a->interval, "Trace sample interval")->capture_default_str();
   c->add_option("--check-interval", a->check, "Longest time between two guard checks (shorter near the limits, and at once after each line of the command)")->capture_default_str();
   c->add_option("--grace", a->grace, "SIGTERM -> SIGKILL grace")->capture_default_str();

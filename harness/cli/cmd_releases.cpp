@@ -129,6 +129,7 @@ Registrar reg{Command{12, [](CLI::App& app, int& exit_code) {
   c->add_option("--cap", a->flags.cap, "Stop filling at this size");
   c->add_option("--timeout", a->flags.timeout, "Per-run timeout (e.g. 10m)");
   c->add_option("--swap-budget", a->flags.swap_budget, "Guard: stop a run when swap grew more than this");
+  add_guard_signal_flags(c, a->flags.guard);
   c->add_option("--ram-limit", a->ram_limit, "Linux: run each child in a memory cgroup of this size (needs root and swap)");
   c->add_option("--recommended-max", a->recommended_max, "mps-model: the modelled recommended max working set");
   c->add_option("--model-mac-ram", a->model_mac_ram, "mps-model: RAM of the Mac that is modelled");

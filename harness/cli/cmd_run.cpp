@@ -87,6 +87,7 @@ Registrar reg{Command{10, [](CLI::App& app, int& exit_code) {
   c->add_option("--cap", a->flags.cap, "Stop filling at this size (e.g. 40GiB, 95%RAM)");
   c->add_option("--timeout", a->flags.timeout, "Per-run timeout (e.g. 10m)");
   c->add_option("--swap-budget", a->flags.swap_budget, "Guard: stop a run when swap grew more than this");
+  add_guard_signal_flags(c, a->flags.guard);
   c->add_option("--fill", a->fill, "Path of wmbench-fill (e.g. one built against another libtorch)");
   c->add_option("--python", a->python,
                 "Run the Python child (wmbench_fill.py) under this interpreter, which must have torch, instead of wmbench-fill "

@@ -22,6 +22,7 @@ namespace {
 
 struct TuneArgs {
   std::string scenario, out = "results", resume, fill, python, ram_limit, timeout, swap_budget;
+  GuardSignalFlags guard;
   std::string bracket, tolerance, low = "same";
   double resolution = kDefaultTuneResolution;
   int repeat = 1;
@@ -74,6 +75,7 @@ int tune_command(const TuneArgs& a) {
       const bool main_job = load_scenario_or_resume(a.scenario, a.resume, o, warnings);
       if (!a.timeout.empty()) o.scenario.timeout = parse_duration(a.timeout);
       if (!a.swap_budget.empty()) o.scenario.guard.swap_budget = parse_size_expr(a.swap_budget);
+      apply_guard_signal_flags(a.guard, o.scenario.guard);
       apply_command_flag(a.command, !a.resume.empty(), o.scenario);
       if (main_job) choose_main_job(o, false);
       note_command_in_sandbox(o);
@@ -101,12 +103,15 @@ Registrar reg{Command{11, [](CLI::App& app, int& exit_code) {
   c->add_option("--out", a->out, "Parent folder of the dated result folder")->capture_default_str();
   c->add_option("--timeout", a->timeout, "Per-run timeout (e.g. 10m)");
   c->add_option("--swap-budget", a->swap_budget, "Guard: stop a run when swap grew more than this");
+  add_guard_signal_flags(c, a->guard);
   c->add_option("--fill", a->fill, "Path of wmbench-fill");
   c->add_option("--python", a->python, "Run the Python fill child under this interpreter");
   c->add_option("--ram-limit", a->ram_limit, "Linux: run each child in a memory cgroup of this size (needs root and swap)");
   c->add_flag("--no-plots", a->no_plots, "Do not draw charts at the end");
   c->callback([a, c, &exit_code] {
     for (const char* f : {"--resolution", "--bracket", "--tolerance", "--repeat", "--low", "--timeout", "--swap-budget"})
+      if (c->count(f) > 0) a->search_flags_given.push_back(f);
+    for (const char* f : kGuardSignalFlagNames)
       if (c->count(f) > 0) a->search_flags_given.push_back(f);
     exit_code = tune_command(*a);
   });

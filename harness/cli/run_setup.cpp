@@ -1,6 +1,7 @@
 #include "cli/run_setup.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -19,6 +20,41 @@
 
 namespace wmb::cli {
 
+void add_guard_signal_flags(CLI::App* c, GuardSignalFlags& f) {
+  c->add_option("--pressure", f.pressure,
+                "Guard (macOS): stop a run at this kernel memory pressure level: critical (default), warn or off");
+  c->add_option("--pressure-stall", f.pressure_stall,
+                "Guard (Linux): stop a run when tasks stalled on memory (PSI) for more than this percent of the last "
+                "second; 0 = off (default)");
+  c->add_option("--compressor-budget", f.compressor_budget,
+                "Guard (macOS): stop a run when compressed memory grew more than this (default 25%RAM; off)");
+  c->add_option("--wired-budget", f.wired_budget,
+                "Guard (macOS): stop a run when wired memory grew more than this (default 75%RAM; off)");
+}
+
+void apply_guard_signal_flags(const GuardSignalFlags& f, GuardSettings& g) {
+  if (!f.pressure.empty()) {
+    if (f.pressure != "critical" && f.pressure != "warn" && f.pressure != "off")
+      throw UnitError(fmt::format("--pressure \"{}\" is not a level; allowed: critical, warn, off",
+                                  utf8_sanitize(f.pressure, 64)));
+    g.pressure = f.pressure;
+  }
+  if (!f.pressure_stall.empty()) {
+    char* end = nullptr;
+    const double v = std::strtod(f.pressure_stall.c_str(), &end);
+    if (end == f.pressure_stall.c_str() || *end)
+      throw UnitError(fmt::format("--pressure-stall \"{}\" is not a number of percent (0 to 100)",
+                                  utf8_sanitize(f.pressure_stall, 64)));
+    g.pressure_stall = check_percent(v, "--pressure-stall");
+  }
+  const auto budget = [](const std::string& v, std::optional<SizeExpr>& out) {
+    if (v.empty()) return;
+    out = v == "off" ? std::nullopt : std::optional<SizeExpr>(parse_size_expr(v));
+  };
+  budget(f.compressor_budget, g.compressor_budget);
+  budget(f.wired_budget, g.wired_budget);
+}
+
 void apply_scenario_flags(const ScenarioFlags& f, Scenario& s) {
   if (!f.device.empty()) {
     if (std::find(kDevices.begin(), kDevices.end(), f.device) == kDevices.end())
@@ -32,6 +68,7 @@ void apply_scenario_flags(const ScenarioFlags& f, Scenario& s) {
   if (!f.cap.empty()) s.cap = parse_size_expr(f.cap);
   if (!f.timeout.empty()) s.timeout = parse_duration(f.timeout);
   if (!f.swap_budget.empty()) s.guard.swap_budget = parse_size_expr(f.swap_budget);
+  apply_guard_signal_flags(f.guard, s.guard);
   if (f.repeat > 0) s.repeats = check_repeats(f.repeat, "--repeat");
   check_plan_size(s.matrix.size(), s.repeats, "the plan");
 }

@@ -8,16 +8,34 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace wmb {
 struct Scenario;
+struct GuardSettings;
 struct RunnerOptions;
 }  // namespace wmb
 
 namespace wmb::cli {
 
+// The guard's signals besides swap, flags of run, tune, releases and guard ("" = the scenario's
+// or the default): --pressure critical|warn|off, --pressure-stall PCT, --compressor-budget
+// SIZE|off, --wired-budget SIZE|off.
+struct GuardSignalFlags {
+  std::string pressure, pressure_stall, compressor_budget, wired_budget;
+};
+inline constexpr const char* kGuardSignalFlagNames[] = {"--pressure", "--pressure-stall", "--compressor-budget",
+                                                        "--wired-budget"};
+void add_guard_signal_flags(CLI::App* c, GuardSignalFlags& f);
+// Applies the given ones to `g`. Throws UnitError naming the flag, the value and what is allowed.
+void apply_guard_signal_flags(const GuardSignalFlags& f, GuardSettings& g);
+
 // The flags of `run` and `releases` that override the scenario (empty / 0: the scenario's own).
 struct ScenarioFlags {
   std::string device, step, cap, timeout, swap_budget;
+  GuardSignalFlags guard;
   int repeat = 0;
 };
 

@@ -32,15 +32,30 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 
+namespace {
+
+// "pressure" for one run of one signal, "swap x2, pressure x1" otherwise.
+std::string signals_text(const SideStats& s) {
+  std::string out;
+  for (const auto& [sig, n] : s.guard_signals) {
+    if (!out.empty()) out += ", ";
+    out += s.repeats == 1 ? sig : fmt::format("{} x{}", sig, n);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string stopped_by_text(const SideStats& s) {
   if (s.stopped_by.empty()) return "-";
-  if (s.stopped_by.size() == 1 && s.repeats == 1) return s.stopped_by.begin()->first;
+  const std::string sig = s.guard_signals.empty() ? "" : " (" + signals_text(s) + ")";
+  if (s.stopped_by.size() == 1 && s.repeats == 1) return s.stopped_by.begin()->first + sig;
   std::vector<std::pair<std::string, int>> v(s.stopped_by.begin(), s.stopped_by.end());
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string out;
   for (const auto& [reason, n] : v) {
     if (!out.empty()) out += ", ";
-    out += fmt::format("{} x{}", reason, n);
+    out += fmt::format("{} x{}{}", reason, n, reason == "guard" ? sig : "");
   }
   return out;
 }
@@ -127,7 +142,10 @@ SideStats stats_of(const Group& g) {
   std::vector<uint64_t> held, maxa;
   std::vector<int64_t> swap;
   for (const json* r : g.runs) {
-    s.stopped_by[string_field(*r, "stopped_by", "?")] += 1;
+    const std::string by = string_field(*r, "stopped_by", "?");
+    s.stopped_by[by] += 1;
+    if (by == "guard" && r->contains("guard_signal") && (*r)["guard_signal"].is_string())
+      s.guard_signals[(*r)["guard_signal"].get<std::string>()] += 1;
     if (auto h = size_field(*r, "held_bytes")) held.push_back(*h);
     if (auto m = size_field(*r, "max_allowed_bytes")) maxa.push_back(*m);
     auto before = size_field(*r, "swap_before_bytes"), after = size_field(*r, "swap_after_bytes");
@@ -187,6 +205,12 @@ std::set<std::string> reasons_of(const SideStats& s) {
   return out;
 }
 
+std::set<std::string> signals_of(const SideStats& s) {
+  std::set<std::string> out;
+  for (const auto& [sig, n] : s.guard_signals) out.insert(sig);
+  return out;
+}
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
   for (const auto& s : v) {
@@ -211,6 +235,12 @@ void judge(Row& row, double tol) {
   row.stop_reason_changed = reasons_of(row.base) != reasons_of(row.now);
   if (row.stop_reason_changed) {
     row.reasons.push_back("stop reason changed");
+  } else if (signals_of(row.base) != signals_of(row.now) && !row.base.guard_signals.empty() &&
+             !row.now.guard_signals.empty()) {
+    // The guard stopped both, on other signals (swap on one side, pressure on the other): a
+    // changed stop reason too. A side from before guard_signal (none known) is not compared so.
+    row.stop_reason_changed = true;
+    row.reasons.push_back(fmt::format("stop reason changed (guard on {} -> {})", signals_text(row.base), signals_text(row.now)));
   }
 
   row.held = size_change(row.base.held_median, row.now.held_median, tol);

@@ -47,6 +47,9 @@ struct SideInfo {
 struct SideStats {
   int repeats = 0;
   std::map<std::string, int> stopped_by;      // reason -> count
+  // The guard's signal of each guard stop that names one (runs' "guard_signal"): signal -> count.
+  // Empty for a folder written before the key: its guard stops are not compared by signal.
+  std::map<std::string, int> guard_signals;
   std::optional<uint64_t> held_median, held_min, held_max;
   int held_count = 0;                         // repeats with a held_bytes value
   std::optional<uint64_t> max_allowed;        // median of the non-null values; null when all null
@@ -60,7 +63,8 @@ SideInfo side_info(const ResultFolder& f);
 // `wmbench history`, so that a history cell and a compare side are the same numbers).
 std::vector<std::pair<std::string, SideStats>> label_stats(const nlohmann::json& summary);
 
-// "guard", "guard x3", "guard x2, pytorch x1"; "-" when empty.
+// "guard", "guard x3", "guard x2, pytorch x1"; "-" when empty; the guard's signals after it where
+// known ("guard (pressure)", "guard x3 (swap x2, pressure x1)").
 std::string stopped_by_text(const SideStats& s);
 
 enum class RowKind { compared, only_in_base, only_in_new };

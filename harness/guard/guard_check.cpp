@@ -12,7 +12,7 @@ GuardCheck check_guard(GuardPolicy& policy, CheckPacer& pacer, MemoryProbe& prob
     SystemMemory m = probe.check_reading();
     r.swap_after = m.swap_used;
     r.swap_peak = std::max(r.swap_peak, m.swap_used);
-    c.verdict = policy.observe(m);
+    c.verdict = policy.observe(m, now);
     c.next_in = pacer.next_in(now, m);
   } catch (const ProbeError& e) {
     if (r.probe_error.empty()) r.probe_error = e.what();

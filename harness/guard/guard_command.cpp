@@ -116,9 +116,11 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
       return kGuardBadInput;
     }
   }
-  uint64_t swap_before = 0;
+  uint64_t swap_before = 0, ram = 0;
   try {
-    swap_before = probe->system().swap_used;
+    const SystemMemory m = probe->system();
+    swap_before = m.swap_used;
+    ram = m.ram_total;
   } catch (const ProbeError& e) {
     err << "wmbench guard: the memory probe failed: " << e.what() << "\n";
     return kGuardNoRoom;
@@ -138,8 +140,10 @@ int run_guarded(const GuardCommandOptions& o, std::ostream& err) {
   }
   if (trace)
     trace->line({{"type", "start"}, {"utc", utc_now_iso()}, {"interval", o.sample_interval}, {"pid", child.pid},
-                 {"command", o.command}, {"swap_budget_bytes", o.guard.swap_budget}});
+                 {"command", o.command}, {"swap_budget_bytes", o.guard.swap_budget}, {"pressure", o.signals.pressure},
+                 {"pressure_stall", o.signals.pressure_stall}});
   SuperviseOptions sup = supervise_options(o, sandbox.get(), trace.get());
+  apply_guard_signals(o.signals, ram, sup.guard);
   if (sandbox)
     sup.signal_others = [&sandbox](int sig) { sandbox->signal_all(sig); };
   // Ctrl-Z stops the command (its group and its cgroup) with the guard (common/interrupt.h).

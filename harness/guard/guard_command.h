@@ -22,6 +22,9 @@ constexpr int kGuardBadInput = 2;
 
 struct GuardCommandOptions {
   GuardConfig guard;
+  // The signals besides swap (pressure, PSI stall, compressor, wired), resolved against this
+  // machine's RAM when the command starts (apply_guard_signals).
+  GuardSettings signals;
   double sample_interval = 0.5;
   double grace = 5;
   std::optional<uint64_t> ram_limit;  // Linux memory cgroup around the command

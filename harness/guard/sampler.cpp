@@ -24,6 +24,7 @@ void Sampler::sample(double now) {
     r_.swap_after = m.swap_used;
     r_.swap_peak = std::max(r_.swap_peak, m.swap_used);
     r_.peak_footprint = std::max(r_.peak_footprint, p.footprint);
+    keep_kernel_peak(p);
     if (p.cgroup_usage) r_.peak_cgroup_usage = std::max(r_.peak_cgroup_usage.value_or(0), *p.cgroup_usage);
     s["footprint"] = p.footprint;
     s["swap_used"] = m.swap_used;
@@ -34,7 +35,13 @@ void Sampler::sample(double now) {
     s["swapouts"] = opt(m.swapouts);
     s["cgroup_usage"] = opt(p.cgroup_usage);
     s["cgroup_swap"] = opt(p.cgroup_swap);
-    if (m.pressure) s["pressure"] = *m.pressure;
+    // The guard's other readings (null where the platform has none): macOS pressure level,
+    // compressor and wired bytes; Linux PSI stall total (us); the kernel's peak of the child.
+    s["pressure"] = m.pressure ? nlohmann::json(*m.pressure) : nlohmann::json(nullptr);
+    s["stall_us"] = opt(m.stall_us);
+    s["compressor_bytes"] = opt(m.compressor_bytes);
+    s["wired_bytes"] = opt(m.wired_bytes);
+    s["kernel_peak"] = opt(p.kernel_peak);
   } catch (const ProbeError& e) {
     if (r_.probe_error.empty()) r_.probe_error = e.what();
     s["probe_error"] = e.what();
@@ -43,9 +50,15 @@ void Sampler::sample(double now) {
   if (trace_) trace_->line(s);
 }
 
+void Sampler::keep_kernel_peak(const ProcessMemory& p) {
+  if (p.kernel_peak) r_.kernel_peak = std::max(r_.kernel_peak.value_or(0), *p.kernel_peak);
+}
+
 void Sampler::footprint_now() {
   try {
-    r_.peak_footprint = std::max(r_.peak_footprint, probe_.process(pid_, cgroup_dir_).footprint);
+    const ProcessMemory p = probe_.process(pid_, cgroup_dir_);
+    r_.peak_footprint = std::max(r_.peak_footprint, p.footprint);
+    keep_kernel_peak(p);
   } catch (const ProbeError&) {
   }
 }

@@ -27,6 +27,7 @@ class Sampler {
   void footprint_now();
 
  private:
+  void keep_kernel_peak(const ProcessMemory& p);
   MemoryProbe& probe_;
   pid_t pid_;
   std::string cgroup_dir_;

@@ -17,8 +17,11 @@ ExitStatus stop_child(const StopContext& ctx, Stopper who, const std::string& wh
   r.stopper = who;
   r.reason = why;
   const double decided = ctx.clock.now();
-  if (ctx.trace)
-    ctx.trace->line({{"type", "event"}, {"t", decided - ctx.t0}, {"kind", "stop"}, {"by", stopper_name(who)}, {"detail", why}});
+  if (ctx.trace) {
+    nlohmann::json ev = {{"type", "event"}, {"t", decided - ctx.t0}, {"kind", "stop"}, {"by", stopper_name(who)}, {"detail", why}};
+    if (who == Stopper::Guard && !r.guard_signal.empty()) ev["signal"] = r.guard_signal;
+    ctx.trace->line(ev);
+  }
   ExitStatus st = stop_process_group(ctx.pid, ctx.grace, &r.killed, ctx.also, ctx.poll);
   r.stop_latency = ctx.clock.now() - decided;
   return st;

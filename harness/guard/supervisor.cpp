@@ -3,6 +3,9 @@
 #include "guard/supervisor.h"
 
 #include <poll.h>
+#include <sys/wait.h>
+
+#include <cstring>
 
 #include <algorithm>
 #include <cmath>
@@ -65,7 +68,10 @@ std::optional<std::string> check_if_due(GuardPolicy& policy, CheckPacer& pacer, 
     due.next_check = now + opts.guard.check_interval;
     if (opts.guard_enabled) {
       const GuardCheck c = check_guard(policy, pacer, probe, now, r);
-      if (c.verdict.stop) return c.verdict.reason;
+      if (c.verdict.stop) {
+        r.guard_signal = c.verdict.signal;
+        return c.verdict.reason;
+      }
       due.next_check = now + c.next_in;
     }
   }
@@ -80,9 +86,21 @@ void tick_if_due(Schedule& due, double now, double t0, const SuperviseOptions& o
   }
 }
 
+// True when the child has ended and is not reaped yet (waitid WNOWAIT leaves it a zombie): its
+// kernel peak can still be read.
+bool ended_unreaped(pid_t pid) {
+  siginfo_t info;
+  std::memset(&info, 0, sizeof info);
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return false;
+  return info.si_pid == pid;
+}
+
 // The end of the result once the child is gone: its status, the run's duration and the swap it left.
-void finish_result(SuperviseResult& r, const ExitStatus& status, Clock& clock, double t0, MemoryProbe& probe) {
+void finish_result(SuperviseResult& r, const ExitStatus& status, Clock& clock, double t0, MemoryProbe& probe,
+                   const std::string& cgroup_dir, std::optional<uint64_t> oom_before) {
   r.status = status;
+  const auto oom_after = probe.oom_kills(cgroup_dir);
+  if (oom_before && oom_after) r.oom_kills = *oom_after >= *oom_before ? *oom_after - *oom_before : 0;
   r.duration = clock.now() - t0;
   // One more reading after the child is gone: swap it left behind (the kernel frees a dead
   // process's swap slots, so this is usually back near the start).
@@ -130,8 +148,13 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
     sampler.footprint_now();
   };
 
+  const auto oom_before = probe.oom_kills(opts.cgroup_dir);
+  probe.want_pressure_in_checks(opts.guard_enabled && opts.guard.pressure_stall > 0);
   bool end_readable = false;
   while (!ended) {
+    // The child ended (its end woke the loop, or no ExitWatch tells): the kernel's last peak,
+    // read before the reap while it is a zombie.
+    if ((end_readable || !end) && ended_unreaped(child.pid)) sampler.footprint_now();
     if (auto st = try_reap(child.pid)) {
       ended = st;
       break;
@@ -158,7 +181,7 @@ SuperviseResult supervise(const Child& child, const SuperviseOptions& opts, Memo
     end_readable = wait_for_work(pipe, end.get(), due, opts, timeout_at(), clock, read_chunk);
   }
   pipe.read(true, on_line);  // whatever the child wrote before it ended
-  finish_result(r, *ended, clock, t0, probe);
+  finish_result(r, *ended, clock, t0, probe, opts.cgroup_dir, oom_before);
   return r;
 }
 

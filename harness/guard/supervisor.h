@@ -60,7 +60,14 @@ struct SuperviseResult {
   // check before it ended): "swap during the run" ends there. swap_end: after it was gone.
   uint64_t swap_before = 0, swap_after = 0, swap_peak = 0, swap_end = 0;
   uint64_t peak_footprint = 0;
+  // The kernel's own peak of the child (ProcessMemory::kernel_peak), the highest reading of the
+  // run: each sample, each step, and once more before the child is reaped.
+  std::optional<uint64_t> kernel_peak;
   std::optional<uint64_t> peak_cgroup_usage;
+  std::string guard_signal;    // when the guard stopped it: one of guard_signals() (common/guard_signals.h)
+  // How many processes of the sandbox cgroup the kernel's OOM killer killed during the run
+  // (memory.events / memory.oom_control oom_kill, after minus before); nullopt: not known.
+  std::optional<uint64_t> oom_kills;
   std::string probe_error;     // the first probe failure, if any
 };
 

@@ -24,6 +24,16 @@ struct SystemMemory {
   std::optional<int> pressure;   // macOS kern.memorystatus_vm_pressure_level: 1 normal, 2 warn, 4 critical
   std::optional<uint64_t> swapins;   // pages swapped in since boot, where known
   std::optional<uint64_t> swapouts;  // pages swapped out since boot, where known
+  // Linux PSI: microseconds some task stalled on memory since boot (the "some" line's `total` of
+  // /proc/pressure/memory). A cumulative counter, fresh at each read (the kernel adds the stall
+  // in progress), so its growth between two checks is the stall of that interval: the guard reads
+  // its growth over the last second, never avg10 (a 10 s average).
+  std::optional<uint64_t> stall_us;
+  // macOS host_statistics64: bytes the compressor occupies (compressor_page_count x page size)
+  // and bytes wired (wire_count x page size). Not read on Linux (no such counters: see
+  // docs/MACOS.md, "Guard signals").
+  std::optional<uint64_t> compressor_bytes;
+  std::optional<uint64_t> wired_bytes;
 
   // Bytes available now: the free level applied to RAM.
   uint64_t available() const { return static_cast<uint64_t>(level / 100.0 * static_cast<double>(ram_total)); }
@@ -35,6 +45,11 @@ struct ProcessMemory {
   std::optional<uint64_t> swap;           // bytes of the process in swap, where known
   std::optional<uint64_t> cgroup_usage;   // the sandbox cgroup's memory usage, when the child runs in one
   std::optional<uint64_t> cgroup_swap;    // the sandbox cgroup's swap usage, when known
+  // The kernel's own peak of the child's memory, where it keeps one: macOS
+  // ri_lifetime_max_phys_footprint (rusage_info_v4); Linux the sandbox cgroup's peak of memory
+  // and swap together (v1 memory.memsw.max_usage_in_bytes; v2 memory.peak + memory.swap.peak),
+  // else the child's VmHWM (resident only: a peak below a sampled footprint is not used).
+  std::optional<uint64_t> kernel_peak;
 };
 
 // Thrown when a probe cannot read what it must (the guard treats it as "stop the child").
@@ -50,9 +65,17 @@ class MemoryProbe {
   // platform allows: the counters only a trace sample wants (swapins, swapouts) may be left out.
   // The same source as system()'s figures, so a check compares like with like. Throws ProbeError.
   virtual SystemMemory check_reading() { return system(); }
+  // Whether check_reading() must also read what the pressure signal needs where it costs extra
+  // (Linux: /proc/pressure/memory; system() reads it always, for the trace). The supervisor says
+  // so at its start, from the guard's config, so a guard without the signal pays nothing for it.
+  virtual void want_pressure_in_checks(bool /*on*/) {}
   // `pid` is the child; `cgroup_dir` the sandbox cgroup's folder ("" when none).
   virtual ProcessMemory process(pid_t pid, const std::string& cgroup_dir) = 0;  // throws ProbeError
   virtual std::string name() const = 0;              // "linux-procfs", "macos-sysctl"
+  // How many times the kernel's OOM killer killed a process of the cgroup `cgroup_dir` (v2
+  // memory.events `oom_kill`, v1 memory.oom_control `oom_kill`); nullopt where unknown (no
+  // cgroup, macOS). Never throws.
+  virtual std::optional<uint64_t> oom_kills(const std::string& /*cgroup_dir*/) { return std::nullopt; }
 };
 
 // The real probe of this platform.

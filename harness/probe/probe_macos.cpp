@@ -17,6 +17,21 @@
 //   - <mach/mach_host.h>: kern_return_t host_statistics64(host_t, host_flavor_t, host_info64_t,
 //     mach_msg_type_number_t*); <mach/host_info.h>: HOST_VM_INFO64, HOST_VM_INFO64_COUNT;
 //     <mach/vm_statistics.h>: vm_statistics64 has uint64_t swapins, swapouts (pages).
+//   - <mach/vm_statistics.h> (xnu osfmk/mach/vm_statistics.h), struct vm_statistics64:
+//       natural_t wire_count;             /* # of pages wired down */
+//       natural_t compressor_page_count;  /* # of pages used by the compressed pager to hold all the compressed data */
+//     pages of the kernel's page size, <mach/vm_page_size.h> `vm_kernel_page_size` (16 KiB on
+//     Apple silicon; not vm_page_size, the task's own, which differs under Rosetta).
+//   - kern.memorystatus_vm_pressure_level (xnu bsd/kern/kern_memorystatus_notify.c):
+//       uint32_t dispatch_level = convert_internal_pressure_level_to_dispatch_level(memorystatus_vm_pressure_level);
+//       return SYSCTL_OUT(req, &dispatch_level, sizeof(dispatch_level));
+//     a 4-byte dispatch level, NOTE_MEMORYSTATUS_PRESSURE_NORMAL 1, _WARN 2 (warning and urgent),
+//     _CRITICAL 4 (<sys/event.h>); not the kernel's internal 0..4.
+//   - <sys/resource.h> (xnu bsd/sys/resource.h), struct rusage_info_v4 (RUSAGE_INFO_V4):
+//       uint64_t ri_phys_footprint;
+//       uint64_t ri_lifetime_max_phys_footprint;
+//     bytes, the second the kernel's own peak of phys_footprint over the process's life
+//     (proc_pid_rusage on a zombie still answers: read before the child is reaped).
 //   - mach_host_self() returns a send right that the caller owns: it is released with
 //     mach_port_deallocate(mach_task_self(), port) after every sample so it does not leak.
 
@@ -25,6 +40,7 @@
 #include <libproc.h>
 #include <mach/mach.h>
 #include <mach/mach_error.h>
+#include <mach/vm_page_size.h>
 #include <sys/resource.h>
 #include <sys/sysctl.h>
 
@@ -73,9 +89,9 @@ class MacProbe final : public MemoryProbe {
     read_sysctl("kern.memorystatus_level", &level);
     m.level = static_cast<double>(level);
 
-    int pressure = 0;
+    uint32_t pressure = 0;  // uint32_t dispatch_level (above)
     read_sysctl("kern.memorystatus_vm_pressure_level", &pressure);
-    m.pressure = pressure;
+    m.pressure = static_cast<int>(pressure);
 
     vm_statistics64_data_t vmstat;
     std::memset(&vmstat, 0, sizeof(vmstat));
@@ -99,19 +115,25 @@ class MacProbe final : public MemoryProbe {
     if (count == HOST_VM_INFO64_COUNT) {
       m.swapins = static_cast<uint64_t>(vmstat.swapins);
       m.swapouts = static_cast<uint64_t>(vmstat.swapouts);
+      // compressor_page_count and wire_count are pages of vm_kernel_page_size (above).
+      const uint64_t page = static_cast<uint64_t>(vm_kernel_page_size);
+      m.compressor_bytes = static_cast<uint64_t>(vmstat.compressor_page_count) * page;
     }
+    // wire_count is in the first revision of the struct.
+    m.wired_bytes = static_cast<uint64_t>(vmstat.wire_count) * static_cast<uint64_t>(vm_kernel_page_size);
     return m;
   }
 
   ProcessMemory process(pid_t pid, const std::string& /*cgroup_dir*/) override {
-    struct rusage_info_v2 ri;
+    struct rusage_info_v4 ri;
     std::memset(&ri, 0, sizeof(ri));
-    if (proc_pid_rusage(static_cast<int>(pid), RUSAGE_INFO_V2, reinterpret_cast<rusage_info_t*>(&ri)) != 0) {
-      fail_errno("proc_pid_rusage(" + std::to_string(pid) + ", RUSAGE_INFO_V2)", errno);
+    if (proc_pid_rusage(static_cast<int>(pid), RUSAGE_INFO_V4, reinterpret_cast<rusage_info_t*>(&ri)) != 0) {
+      fail_errno("proc_pid_rusage(" + std::to_string(pid) + ", RUSAGE_INFO_V4)", errno);
     }
     ProcessMemory p;
     p.footprint = static_cast<uint64_t>(ri.ri_phys_footprint);
     p.rss = static_cast<uint64_t>(ri.ri_resident_size);
+    p.kernel_peak = static_cast<uint64_t>(ri.ri_lifetime_max_phys_footprint);  // bytes (above)
     // No cgroups on macOS; per-process swap is not reported by proc_pid_rusage.
     return p;
   }

@@ -63,7 +63,7 @@ const std::map<std::string, std::pair<const char*, bool>>& stop_colors() {
       {"guard", {"#D55E00", false}},   {"pytorch", {"#0072B2", false}},     {"config", {"#CC79A7", true}},
       {"cap", {"#009E73", false}},     {"crash", {"#E69F00", true}},        {"timeout", {"#56B4E9", true}},
       {"interrupted", {"#F0E442", true}}, {"not_started", {"#999999", true}}, {"exited", {"#882255", false}},
-      {"finished", {"#009E73", false}}};
+      {"finished", {"#009E73", false}}, {"kernel", {"#332288", false}}};
   return m;
 }
 

@@ -28,14 +28,15 @@ class Csv : public Exporter {
     std::string out =
         "index,label,repeat,setting,device,stopped_by,detail,held_bytes,steps,step_bytes,max_allowed_bytes,"
         "swap_before_bytes,swap_after_bytes,swap_peak_bytes,peak_footprint_bytes,duration_s,exit_code,signal,"
-        "allocated_bytes,driver_bytes,allocator_peak_bytes\n";  // the last three: the allocator's own counts (empty: none)
+        "allocated_bytes,driver_bytes,allocator_peak_bytes,"  // the allocator's own counts (empty: none)
+        "guard_signal,peak_footprint_source\n";  // issue 41 (empty: not known, folders before it)
     for (const auto& x : r.runs)
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{}\n", x.index, csv(x.label),
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{}\n", x.index, csv(x.label),
                          x.repeat, csv(describe_env(x.env)), csv(x.device), csv(x.stopped_by), csv(x.detail),
                          x.held_bytes, x.steps, x.step_bytes, opt(x.max_allowed_bytes), x.swap_before_bytes,
                          x.swap_after_bytes, x.swap_peak_bytes, opt(x.peak_footprint_bytes), x.duration_s,
                          opt(x.exit_code), opt(x.signal), opt(x.allocated_bytes), opt(x.driver_bytes),
-                         opt(x.allocator_peak_bytes));
+                         opt(x.allocator_peak_bytes), csv(x.guard_signal), csv(x.peak_footprint_source));
     return out;
   }
 };

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/guard_signals.h"
+
 #include "io/text_table.h"
 
 #include "host/machine_json.h"
@@ -25,6 +27,19 @@ uint64_t grow(const RunRecord& r) { return r.swap_after_bytes > r.swap_before_by
 std::optional<double> footprint_ratio(const RunRecord& r) {
   if (!r.peak_footprint_bytes || r.held_bytes < 64 * MiB) return std::nullopt;
   return static_cast<double>(*r.peak_footprint_bytes) / static_cast<double>(r.held_bytes);
+}
+
+// Which runs' peak footprint is the kernel's own and which the samples' (folders before the key: none said).
+std::string peak_source_finding(const Report& r) {
+  size_t kernel = 0, sampled = 0;
+  for (const auto& run : r.runs) {
+    if (run.peak_footprint_source == "kernel") ++kernel;
+    if (run.peak_footprint_source == "sampled") ++sampled;
+  }
+  if (kernel + sampled == 0) return "";
+  return fmt::format("- Peak footprint: the kernel's own peak for {} runs (macOS ri_lifetime_max_phys_footprint; Linux the "
+                     "sandbox cgroup's peak of memory and swap, or the child's VmHWM), wmbench's samples for {}.\n",
+                     kernel, sampled);
 }
 
 std::string compression_finding(const Report& r) {
@@ -148,7 +163,8 @@ class ReadmeMd : public Exporter {
     // Each setting once per way its runs ended (repeats of a setting are one setting).
     std::map<std::string, std::vector<std::string>> by;
     for (const auto& run : r.runs) {
-      auto& labels = by[run.stopped_by];
+      // A guard stop by its signal ("guard" alone in folders written before guard_signal).
+      auto& labels = by[run.stopped_by == "guard" && !run.guard_signal.empty() ? "guard:" + run.guard_signal : run.stopped_by];
       const std::string l = "`" + run.label + "`";
       if (std::find(labels.begin(), labels.end(), l) == labels.end()) labels.push_back(l);
     }
@@ -156,8 +172,12 @@ class ReadmeMd : public Exporter {
       std::string l;
       for (const auto& x : labels) l += (l.empty() ? "" : ", ") + x;
       const bool one = labels.size() == 1;
-      std::string what = who == "guard"     ? fmt::format("slid into swap until the guard stopped {} (no error from PyTorch)",
-                                                          one ? "it" : "them")
+      std::string what = who == "guard" || who == "guard:swap"
+                             ? fmt::format("slid into swap until the guard stopped {} (no error from PyTorch)", one ? "it" : "them")
+                         : who.rfind("guard:", 0) == 0
+                             ? fmt::format("{} stopped by the guard on {} before swap grew past its budget (no error from PyTorch)",
+                                           one ? "was" : "were", guard_signal_words(who.substr(6)))
+                         : who == "kernel"  ? fmt::format("{} killed by the kernel's OOM killer, not by wmbench", one ? "was" : "were")
                          : who == "pytorch" ? "got a clean out-of-memory error from PyTorch"
                          : who == "config"  ? fmt::format("{} refused by PyTorch at the first allocation (bad settings)",
                                                           one ? "was" : "were")
@@ -169,6 +189,7 @@ class ReadmeMd : public Exporter {
       if (run.stopped_by == "pytorch" && grow(run) >= 64 * MiB)
         out += fmt::format("- `{}` was stopped by PyTorch but swap still grew {}: its limit lay beyond the memory that was free.\n",
                            run.label, gib(grow(run)));
+    out += peak_source_finding(r);
     out += compression_finding(r);
     out += offload_finding(r);
     if (!r.not_run.empty()) out += fmt::format("- {} planned runs were not run (see the table).\n", r.not_run.size());

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/guard_signals.h"
+
 #include "io/text_table.h"
 
 #include "common/units.h"
@@ -37,6 +39,9 @@ std::string who_cell(const RunRecord& r) {
     return fmt::format("config: {}", t);
   }
   if (r.stopped_by == "exited" && r.exit_code) return fmt::format("exited ({})", *r.exit_code);
+  // Which signal (folders before issue 41 have none: "guard" alone, as they were).
+  if (r.stopped_by == "guard" && !r.guard_signal.empty()) return fmt::format("guard ({})", guard_signal_words(r.guard_signal));
+  if (r.stopped_by == "kernel") return "kernel (OOM killer)";
   return r.stopped_by;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/guard_signals.h"
+
 #include "common/env_allowlist.h"
 #include "io/json_input.h"
 #include "io/utf8.h"
@@ -47,6 +49,9 @@ nlohmann::json to_json(const RunRecord& r) {
       {"swap_peak_bytes", r.swap_peak_bytes},
       {"swap_end_bytes", o(r.swap_end_bytes)},
       {"peak_footprint_bytes", o(r.peak_footprint_bytes)},
+      {"peak_footprint_source", r.peak_footprint_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.peak_footprint_source)},
+      {"sampled_peak_footprint_bytes", o(r.sampled_peak_footprint_bytes)},
+      {"guard_signal", r.guard_signal.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.guard_signal)},
       {"peak_sandbox_bytes", o(r.peak_sandbox_bytes)},
       {"started_utc", r.started_utc},
       {"ended_utc", r.ended_utc},
@@ -65,12 +70,13 @@ nlohmann::json to_json(const RunRecord& r) {
 }
 
 const std::vector<std::string> kStopClasses = {"guard", "pytorch", "config", "cap", "finished", "crash",
-                                               "timeout", "interrupted", "not_started", "exited"};
+                                               "timeout", "interrupted", "not_started", "exited", "kernel"};
 const std::vector<std::string> kRunKeys = {
     "index", "label", "repeat", "env", "device", "data", "program", "stopped_by", "detail", "error_text", "error",
     "held_bytes", "steps", "step_bytes", "cap_bytes", "max_allowed_bytes", "allocated_bytes", "driver_bytes",
     "allocator_peak_bytes", "recommended_max_bytes", "swap_before_bytes", "swap_after_bytes", "swap_peak_bytes", "swap_end_bytes",
-    "peak_footprint_bytes", "peak_sandbox_bytes", "started_utc", "ended_utc", "duration_s", "wait_s",
+    "peak_footprint_bytes", "peak_footprint_source", "sampled_peak_footprint_bytes", "guard_signal",
+    "peak_sandbox_bytes", "started_utc", "ended_utc", "duration_s", "wait_s",
     "stop_latency_s", "exit_code", "signal", "trace", "torch_version", "child_env", "stages", "warnings", "memory_fraction"};
 
 void check_parsed_error_json(const nlohmann::json& e, const std::string& source, const std::string& path) {
@@ -143,6 +149,9 @@ void read_run_measures(const JsonObject& o, RunRecord& r) {
   r.swap_peak_bytes = o.bytes("swap_peak_bytes").value_or(0);
   r.swap_end_bytes = o.bytes("swap_end_bytes");
   r.peak_footprint_bytes = o.bytes("peak_footprint_bytes");
+  r.peak_footprint_source = o.choice("peak_footprint_source", {"kernel", "sampled"}).value_or("");
+  r.sampled_peak_footprint_bytes = o.bytes("sampled_peak_footprint_bytes");
+  r.guard_signal = o.choice("guard_signal", guard_signals()).value_or("");
   r.peak_sandbox_bytes = o.bytes("peak_sandbox_bytes");
   r.started_utc = o.str("started_utc", false, 64).value_or("");
   r.ended_utc = o.str("ended_utc", false, 64).value_or("");

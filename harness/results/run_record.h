@@ -37,7 +37,15 @@ struct RunRecord {
   uint64_t swap_before_bytes = 0, swap_after_bytes = 0, swap_peak_bytes = 0;
   std::optional<uint64_t> swap_end_bytes;  // after the child was gone
   std::optional<uint64_t> peak_footprint_bytes;
+  // "kernel": peak_footprint_bytes is the kernel's own peak of the child (macOS
+  // ri_lifetime_max_phys_footprint; Linux the sandbox cgroup's peak of memory + swap, or VmHWM);
+  // "sampled": the highest of wmbench's samples. Empty in folders written before the key.
+  std::string peak_footprint_source;
+  std::optional<uint64_t> sampled_peak_footprint_bytes;  // the samples' highest, beside a kernel peak
   std::optional<uint64_t> peak_sandbox_bytes;
+  // When stopped_by is "guard": which signal stopped it (common/guard_signals.h); "" when not
+  // known (folders written before the key: their guard watched swap and the free floor only).
+  std::string guard_signal;
   std::string started_utc, ended_utc;
   double duration_s = 0;
   double wait_s = 0;             // waiting for free memory before the start

@@ -57,6 +57,15 @@ void from_supervisor(RunRecord& rec, const SuperviseResult& res) {
   rec.swap_peak_bytes = res.swap_peak;
   rec.swap_end_bytes = res.swap_end;
   rec.peak_footprint_bytes = res.peak_footprint;
+  rec.peak_footprint_source = "sampled";
+  // The kernel's own peak where it keeps one that covers every sample (a VmHWM, resident only,
+  // can fall under a sample that counted swap: then the samples' figure stands).
+  if (res.kernel_peak && *res.kernel_peak >= res.peak_footprint) {
+    rec.sampled_peak_footprint_bytes = res.peak_footprint;
+    rec.peak_footprint_bytes = res.kernel_peak;
+    rec.peak_footprint_source = "kernel";
+  }
+  if (res.stopper == Stopper::Guard) rec.guard_signal = res.guard_signal;
   rec.duration_s = res.duration;
   if (res.stopper != Stopper::None) rec.stop_latency_s = res.stop_latency;
   rec.exit_code = res.status.code;

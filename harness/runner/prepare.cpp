@@ -176,6 +176,7 @@ GuardConfig guard_for_runs(const Scenario& sc, const ResolvedSizes& sizes) {
   g.wait_free = sc.guard.wait_free;
   g.wait_free_timeout = sc.guard.wait_free_timeout;
   g.check_interval = sc.guard.check_interval;
+  apply_guard_signals(sc.guard, sizes.ram, g);
   return g;
 }
 

@@ -132,7 +132,7 @@ int watch_child(Session& s, const Child& child, RunRecord& rec, std::unique_ptr<
       job ? job->stderr_tail() : s.prep.held->folder.read_tail("runs/" + rec.file_stem() + ".stderr.log", 4096);
   const Classification cls = job ? classify_job(res, stderr_tail) : classify(res, watch.report(), stderr_tail);
   WatchedRun w{res, watch.report(), cls, sandbox ? sandbox->peak_usage() : std::nullopt, s.opts.scenario.guard.grace, job_warnings};
-  if (res.stopper == Stopper::None && cls.stopped_by != "crash") trace->line({{"type", "end"}});
+  if (res.stopper == Stopper::None && cls.stopped_by != "crash" && cls.stopped_by != "kernel") trace->line({{"type", "end"}});
   if (!trace->error().empty()) w.late_warnings.push_back(trace->error());
   if (!job) note_capped_log(s.prep.held->folder, "runs/" + rec.file_stem() + ".stderr.log", kMaxStderrLogBytes, w.late_warnings);
   trace.reset();

@@ -30,7 +30,8 @@ const std::vector<std::string> kTopKeys = {"name",    "description", "device", "
                                            "program", "offload_size", "command", "matrix", "$comment",
                                            "resolved", "source"};  // the last two: written by wmbench into scenario.json
 const std::vector<std::string> kGuardKeys = {"swap_budget", "wait_free", "kill_free", "interval",
-                                             "check_interval", "wait_free_timeout", "grace"};
+                                             "check_interval", "wait_free_timeout", "grace", "pressure",
+                                             "pressure_stall", "compressor_budget", "wired_budget"};
 const std::vector<std::string> kCellKeys = {"label", "env", "data", "memory_fraction", "$comment"};
 const std::vector<std::string> kData = {"random", "ones", "zeros"};
 const std::vector<std::string> kPrograms = {"fill", "offload", "command"};
@@ -211,6 +212,17 @@ void parse_guard(const Validator& val, const nlohmann::json& g, GuardSettings& g
   if (g.contains("check_interval")) guard.check_interval = val.interval(g["check_interval"], "guard.check_interval");
   if (g.contains("wait_free_timeout")) guard.wait_free_timeout = val.duration(g["wait_free_timeout"], "guard.wait_free_timeout");
   if (g.contains("grace")) guard.grace = val.duration(g["grace"], "guard.grace");
+  guard.pressure = val.choice(g, "pressure", "guard.pressure", {"critical", "warn", "off"}, guard.pressure);
+  if (g.contains("pressure_stall")) guard.pressure_stall = val.percent(g["pressure_stall"], "guard.pressure_stall");
+  // A budget is a size ("2GiB", "25%RAM") or "off".
+  const auto budget = [&](const char* key, std::optional<SizeExpr>& out) {
+    if (!g.contains(key)) return;
+    const auto& v = g[key];
+    out = v.is_string() && v.get<std::string>() == "off" ? std::nullopt
+                                                         : std::optional<SizeExpr>(val.size(v, std::string("guard.") + key));
+  };
+  budget("compressor_budget", guard.compressor_budget);
+  budget("wired_budget", guard.wired_budget);
 }
 
 // A cell's "memory_fraction" (value `f`, key `path`): a finite number within check_memory_fraction's bounds.
@@ -435,7 +447,11 @@ nlohmann::json to_json(const Scenario& s) {
         {"interval", s.guard.interval},
         {"check_interval", s.guard.check_interval},
         {"wait_free_timeout", s.guard.wait_free_timeout},
-        {"grace", s.guard.grace}}},
+        {"grace", s.guard.grace},
+        {"pressure", s.guard.pressure},
+        {"pressure_stall", s.guard.pressure_stall},
+        {"compressor_budget", s.guard.compressor_budget ? s.guard.compressor_budget->text : std::string("off")},
+        {"wired_budget", s.guard.wired_budget ? s.guard.wired_budget->text : std::string("off")}}},
       {"matrix", matrix},
   };
   if (s.offload_size) j["offload_size"] = s.offload_size->text;

@@ -36,6 +36,14 @@ struct GuardSettings {
   double check_interval = 0.01;    // seconds: the longest time between guard checks (guard/pacer.h)
   double wait_free_timeout = 300;  // seconds
   double grace = 5;                // seconds between SIGTERM and SIGKILL
+  // The guard's signals besides swap (guard/policy.h), with defaults safe on an 8 GB Mac
+  // (docs/MACOS.md, "Guard signals"): the kernel's pressure level to stop at (macOS:
+  // "critical", "warn" or "off"); the PSI stall share to stop past (Linux, percent of the last
+  // second; 0 = off); compressor and wired growth budgets (macOS; nullopt = "off").
+  std::string pressure = "critical";
+  double pressure_stall = 0;
+  std::optional<SizeExpr> compressor_budget = SizeExpr{"25%RAM"};
+  std::optional<SizeExpr> wired_budget = SizeExpr{"75%RAM"};
 };
 
 struct Scenario {

@@ -1,6 +1,8 @@
 // What a tune folder says: tune.json, the answer in words, README.md's first section.
 #include <fmt/format.h>
 
+#include "common/guard_signals.h"
+
 #include "io/files.h"
 #include "io/json_input.h"
 #include "common/units.h"
@@ -38,7 +40,18 @@ Unclean bottom_unclean(const TuneSummary& s) {
     detail = detail.substr(0, detail.find('\n'));
     const std::string run = fmt::format("run {}", pr.value("run", 0));
     const int64_t growth = pr.value("swap_growth_bytes", int64_t{0});
-    if (by == "guard") return {fmt::format("{} was stopped by the guard: {}", run, detail), true};
+    if (by == "guard") {
+      // By its signal (tune.json before issue 41 has none): pressure, compressor or wired growth
+      // mean the Mac ran short before swap grew, so a lower HIGH is the answer, not a bigger
+      // swap budget.
+      const nlohmann::json sig = pr.value("guard_signal", nlohmann::json());
+      if (sig.is_string() && sig != "swap" && sig != "free-floor")
+        return {fmt::format("{} was stopped by the guard on {} before swap grew past its budget: {}", run,
+                            guard_signal_words(sig.get<std::string>()), detail),
+                true};
+      return {fmt::format("{} was stopped by the guard: {}", run, detail), true};
+    }
+    if (by == "kernel") return {fmt::format("{} was killed by the kernel ({})", run, detail), true};
     if (by == "pytorch" || by == "finished" || by == "cap")
       return {fmt::format("{} ended by {} but swap grew {}, over the tolerance of {}", run, by,
                           format_size(static_cast<uint64_t>(growth > 0 ? growth : 0)), format_size(s.policy.tolerance)),

@@ -54,6 +54,7 @@ std::vector<TuneRun> tune_runs_of(const Report& rep, const TunePolicy& p, std::v
                       {"low", tune_round(low)},
                       {"stopped_by", r.stopped_by},
                       {"detail", r.detail},
+                      {"guard_signal", r.guard_signal.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.guard_signal)},
                       {"swap_growth_bytes", t.swap_growth},
                       {"held_bytes", r.held_bytes},
                       {"peak_footprint_bytes", peak},

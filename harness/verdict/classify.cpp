@@ -60,6 +60,13 @@ Classification classify(const SuperviseResult& sup, const ChildReport& child, co
     case Stopper::None:
       break;
   }
+  // The kernel's OOM killer: SIGKILL while the sandbox cgroup's oom_kill count grew.
+  if (sup.status.signal && *sup.status.signal == SIGKILL && sup.oom_kills && *sup.oom_kills > 0)
+    return {"kernel",
+            fmt::format("killed by the kernel's OOM killer (SIGKILL; the sandbox cgroup's oom_kill count grew by {} during "
+                        "the run)",
+                        *sup.oom_kills),
+            std::nullopt};
   if (child.error_text) {
     const std::string& text = *child.error_text;
     if (child.error_exception && *child.error_exception == "usage")

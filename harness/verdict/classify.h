@@ -1,4 +1,5 @@
-// Who stopped a run: guard | pytorch | config | cap | finished | crash | timeout | interrupted
+// Who stopped a run: guard | pytorch | config | cap | finished | crash | timeout | interrupted |
+// kernel (the kernel's OOM killer ended it: SIGKILL while the sandbox cgroup's oom_kill grew)
 // (and not_started, decided before the child starts).
 #pragma once
 

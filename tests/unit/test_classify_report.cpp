@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "io/files.h"
+#include "io/json_input.h"
 #include "common/units.h"
 #include "results/report.h"
 #include "verdict/classify.h"
@@ -267,4 +268,75 @@ TEST(Report, TheTableNamesAMemoryFractionCellsSetting) {
   EXPECT_NE(table.find("`fraction-0.1` (memory_fraction 0.1)"), std::string::npos) << table;
   EXPECT_NE(table.find("(HIGH 0.8, LOW unset (1.4), memory_fraction 0.8)"), std::string::npos) << table;
   EXPECT_EQ(table.find("(default)"), std::string::npos) << table;
+}
+
+// Issue 41: the kernel's OOM killer is `kernel`; a SIGKILL without an OOM kill stays a crash.
+TEST(Classify, AnOomKillOfTheSandboxIsKernel) {
+  ChildReport none;
+  SuperviseResult k = ended(std::nullopt, SIGKILL);
+  k.oom_kills = 1;
+  const Classification c = classify(k, none);
+  EXPECT_EQ(c.stopped_by, "kernel");
+  EXPECT_NE(c.detail.find("the kernel's OOM killer"), std::string::npos) << c.detail;
+  k.oom_kills = 0;
+  EXPECT_EQ(classify(k, none).stopped_by, "crash");
+  k.oom_kills.reset();
+  EXPECT_EQ(classify(k, none).stopped_by, "crash") << "no sandbox: not known, not claimed";
+}
+
+// Issue 41: guard_signal and the kernel peak in the table, README and CSV; a record written
+// before the keys still reads as it did.
+TEST(Report, SaysTheGuardSignalTheKernelClassAndThePeaksSource) {
+  const std::string d = create_result_dir(tmpdir(), "2026-12-05", "t");
+  nlohmann::json scenario = {{"name", "t"}, {"device", "cpu"}, {"repeats", 1},
+                             {"matrix", {{{"label", "a"}, {"env", nlohmann::json::object()}},
+                                         {{"label", "b"}, {"env", nlohmann::json::object()}},
+                                         {{"label", "c"}, {"env", nlohmann::json::object()}}}}};
+  write_json_atomic(d + "/scenario.json", scenario);
+  write_json_atomic(d + "/machine.json", {{"device", "cpu"}, {"ram_bytes", 8 * GiB}, {"torch_version", "1.13.1"}});
+  RunRecord a;
+  a.index = 1;
+  a.label = "a";
+  a.stopped_by = "guard";
+  a.guard_signal = "pressure";
+  a.peak_footprint_bytes = 3 * GiB;
+  a.peak_footprint_source = "kernel";
+  a.sampled_peak_footprint_bytes = 2 * GiB;
+  write_json_atomic(d + "/runs/" + a.file_stem() + ".json", to_json(a));
+  RunRecord b;
+  b.index = 2;
+  b.label = "b";
+  b.stopped_by = "kernel";
+  b.detail = "killed by the kernel's OOM killer";
+  write_json_atomic(d + "/runs/" + b.file_stem() + ".json", to_json(b));
+  RunRecord c;
+  c.index = 3;
+  c.label = "c";
+  c.stopped_by = "guard";
+  nlohmann::json old = to_json(c);
+  for (const char* k : {"guard_signal", "peak_footprint_source", "sampled_peak_footprint_bytes"}) old.erase(k);
+  write_json_atomic(d + "/runs/" + c.file_stem() + ".json", old);
+  Report rep = load_report(d);
+  ASSERT_EQ(rep.runs.size(), 3u);
+  EXPECT_EQ(rep.runs[0].guard_signal, "pressure");
+  EXPECT_EQ(rep.runs[0].peak_footprint_source, "kernel");
+  EXPECT_EQ(rep.runs[2].guard_signal, "") << "a record from before the key";
+  write_report(rep);
+  const std::string table = read_file(d + "/table.md");
+  EXPECT_NE(table.find("guard (memory pressure)"), std::string::npos) << table;
+  EXPECT_NE(table.find("kernel (OOM killer)"), std::string::npos) << table;
+  EXPECT_NE(table.find("| 3.00 GiB |"), std::string::npos) << "the kernel's peak, not the samples'\n" << table;
+  const std::string readme = read_file(d + "/README.md");
+  EXPECT_NE(readme.find("- `a` was stopped by the guard on memory pressure before swap grew past its budget"),
+            std::string::npos)
+      << readme;
+  EXPECT_NE(readme.find("- `b` was killed by the kernel's OOM killer, not by wmbench.\n"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("- `c` slid into swap until the guard stopped it"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("the kernel's own peak for 1 runs"), std::string::npos) << readme;
+  const std::string csv = read_file(d + "/results.csv");
+  EXPECT_NE(csv.find(",guard_signal,peak_footprint_source\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",pressure,kernel\n"), std::string::npos) << csv;
+  nlohmann::json bad = to_json(a);
+  bad["guard_signal"] = "vibes";
+  EXPECT_THROW(run_from_json(bad, "runs/01-a.json"), InputError);
 }

@@ -126,6 +126,26 @@ TEST_F(CompareTest, ChangedStopReasonIsARegressionNamingBothReasons) {
   EXPECT_TRUE(contains(r.out, "REGRESSION")) << r.out;
 }
 
+// Issue 41: the guard on another signal is another stop reason; a folder from before
+// guard_signal (none known) compares with a new one by class alone, as before.
+TEST_F(CompareTest, AChangedGuardSignalIsAChangedStopReason) {
+  json swap_run = make_run("default", 1, "guard", 40 * GiB);
+  swap_run["guard_signal"] = "swap";
+  json pressure_run = make_run("default", 1, "guard", 40 * GiB);
+  pressure_run["guard_signal"] = "pressure";
+  const auto b = folder("b", make_summary({swap_run}));
+  const auto n = folder("n", make_summary({pressure_run}));
+  const auto r = run(b, n);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "guard (swap) -> guard (pressure)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "stop reason changed (guard on swap -> pressure)")) << r.out;
+  const auto same = run(b, folder("n2", make_summary({swap_run})));
+  EXPECT_EQ(same.code, 0) << same.out;
+  const auto old = folder("old", make_summary({make_run("default", 1, "guard", 40 * GiB)}));
+  const auto r2 = run(old, n);
+  EXPECT_EQ(r2.code, 0) << "a folder without guard_signal is not a changed signal\n" << r2.out;
+}
+
 TEST_F(CompareTest, StopReasonsOfRepeatsAreShownAsAMultiset) {
   const auto b = folder("b", make_summary({make_run("default", 1, "guard", 40 * GiB), make_run("default", 2, "guard", 40 * GiB),
                                            make_run("default", 3, "guard", 40 * GiB)}));

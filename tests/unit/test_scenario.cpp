@@ -181,3 +181,36 @@ TEST(Scenario, FuzzFindingsStayFixed) {
   EXPECT_THROW(parse_scenario(R"({"name":"a","device":"cpu","timeout":1e300,"matrix":[{"label":"a"}]})", "x.json", w),
                ScenarioError);
 }
+
+// Issue 41: the guard block's signals, their defaults, their errors, and scenario.json's round trip.
+TEST(Scenario, GuardSignalsHaveSafeDefaultsAndRoundTrip) {
+  std::vector<std::string> w;
+  Scenario d = parse_scenario(kGood, "s.json", w);
+  EXPECT_EQ(d.guard.pressure, "critical");
+  EXPECT_EQ(d.guard.pressure_stall, 0);
+  ASSERT_TRUE(d.guard.compressor_budget && d.guard.wired_budget);
+  EXPECT_EQ(d.guard.compressor_budget->text, "25%RAM");
+  Scenario s = parse_scenario(with(R"("kill_free": 5})", R"("kill_free": 5, "pressure": "warn", "pressure_stall": 20,
+                                   "compressor_budget": "off", "wired_budget": "3GiB"})"),
+                              "s.json", w);
+  EXPECT_EQ(s.guard.pressure, "warn");
+  EXPECT_EQ(s.guard.pressure_stall, 20);
+  EXPECT_FALSE(s.guard.compressor_budget.has_value());
+  ASSERT_TRUE(s.guard.wired_budget.has_value());
+  EXPECT_EQ(s.guard.wired_budget->text, "3GiB");
+  Scenario t = parse_scenario(to_json(s).dump(), "scenario.json", w);
+  EXPECT_EQ(t.guard.pressure, "warn");
+  EXPECT_EQ(t.guard.pressure_stall, 20);
+  EXPECT_FALSE(t.guard.compressor_budget.has_value());
+  EXPECT_EQ(t.guard.wired_budget->text, "3GiB");
+}
+
+TEST(Scenario, GuardSignalErrorsNameKeyValueAndWhatIsAllowed) {
+  const std::string e1 = error_of(with(R"("kill_free": 5})", R"("kill_free": 5, "pressure": "urgent"})"));
+  EXPECT_NE(e1.find("guard.pressure"), std::string::npos) << e1;
+  EXPECT_NE(e1.find("critical, warn, off"), std::string::npos) << e1;
+  const std::string e2 = error_of(with(R"("kill_free": 5})", R"("kill_free": 5, "pressure_stall": 101})"));
+  EXPECT_NE(e2.find("guard.pressure_stall"), std::string::npos) << e2;
+  const std::string e3 = error_of(with(R"("kill_free": 5})", R"("kill_free": 5, "wired_budget": 7})"));
+  EXPECT_NE(e3.find("guard.wired_budget"), std::string::npos) << e3;
+}
