@@ -1,6 +1,7 @@
 #include "check/check_tune.h"
 
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -90,15 +91,66 @@ void check_probes(const nlohmann::json& j, std::vector<nlohmann::json>& want, co
   } else if (probes.size() != want.size()) {
     problem("probes", fmt::format("lists {} probes; the folder's records hold {}", probes.size(), want.size()));
   } else {
+    // Every key the site draws (held, the limit, swap growth, the detail), not only the verdict's.
     for (size_t i = 0; i < probes.size(); ++i)
-      for (const char* k : {"label", "high", "low", "stopped_by", "clean", "counted"})
-        if (!probes[i].is_object() || probes[i].value(k, nlohmann::json()) != want[i][k]) {
+      for (auto it = want[i].begin(); it != want[i].end(); ++it)
+        if (const std::string& k = it.key(); !probes[i].is_object() || probes[i].value(k, nlohmann::json()) != *it) {
           problem(fmt::format("probes[{}].{}", i, k),
                   fmt::format("is {} but runs/ give {}", probes[i].is_object() ? shown(probes[i].value(k, nlohmann::json())) : shown(probes[i]),
                               shown(want[i][k])));
           break;
         }
   }
+}
+
+// `said` against what the records give: the same words, or (a folder an earlier wmbench wrote, whose
+// wording of the free memory differed) the same verdict before the first ':' or '.' and the same
+// export line after the newline. The verdict and the export line are what README and the site show.
+bool said_matches(const std::string& said, const std::string& want) {
+  if (said == want) return true;
+  const size_t v = want.find_first_of(":.");
+  const size_t nl = want.find('\n'), snl = said.find('\n');
+  const bool same_verdict = v != std::string::npos && said.compare(0, v + 1, want, 0, v + 1) == 0;
+  const bool same_export = nl == std::string::npos ? snl == std::string::npos
+                                                   : snl != std::string::npos && said.substr(snl) == want.substr(nl);
+  return same_verdict && same_export;
+}
+
+// What it says in words is shown (README, publish): exactly what the search's end gives for the
+// free memory and sandbox tune.json records.
+void check_said_text(const nlohmann::json& j, TuneSummary& sum, const TuneProblem& problem) {
+  const nlohmann::json free = j.value("free_bytes_at_start", nlohmann::json());
+  const nlohmann::json sandbox = j.value("sandbox_bytes", nlohmann::json());
+  if (!free.is_number_unsigned()) {
+    problem("free_bytes_at_start", fmt::format("is {}; expected a byte count", shown(free)));
+    return;
+  }
+  if (!sandbox.is_null() && !sandbox.is_number_unsigned()) {
+    problem("sandbox_bytes", fmt::format("is {}; expected a byte count or null", shown(sandbox)));
+    return;
+  }
+  sum.free_bytes_at_start = free.get<uint64_t>();
+  if (sandbox.is_number_unsigned()) sum.sandbox_bytes = sandbox.get<uint64_t>();
+  const std::string want = tune_answer_text(sum);
+  const nlohmann::json said = j.value("said", nlohmann::json());
+  // "" is what tune.json holds between probes (a session killed before its end wrote no words).
+  const bool unsaid = !sum.end && said == "";
+  if (!unsaid && (!said.is_string() || !said_matches(said.get<std::string>(), want)))
+    problem("said", fmt::format("is {} but the folder's records give \"{}\"", shown(said), escape_controls_line(want)));
+  const nlohmann::json most = j.value("max_settings", nlohmann::json());
+  if (most != nlohmann::json(max_tune_settings(sum.policy)))
+    problem("max_settings", fmt::format("is {} but the policy gives {}", shown(most), max_tune_settings(sum.policy)));
+}
+
+// A key tune.json does not have (tune_report.cpp's tune_json): noted, not silently passed.
+void note_unknown_keys(const nlohmann::json& j, const std::string& src, std::vector<std::string>& notes) {
+  static const std::set<std::string> known = {
+      "schema_version", "outcome", "answer", "lowest_unclean", "export", "said", "resolution", "tolerance_bytes",
+      "bracket", "repeat", "low_factor", "max_settings", "free_bytes_at_start", "sandbox_bytes", "probes"};
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!known.count(it.key()))
+      notes.push_back(fmt::format("{}: key \"{}\" is not one wmbench tune writes; no reader uses it", src,
+                                  escape_controls_line(utf8_sanitize(it.key(), 64))));
 }
 
 // What it says in words is shown to users: no control characters.
@@ -149,6 +201,8 @@ void check_tune_json(const Folder& f, const Report& rep, std::vector<std::string
   check_export_line(j, sum, problem);
   check_probes(j, sum.probes, problem);
   check_said(j, problem);
+  check_said_text(j, sum, problem);
+  note_unknown_keys(j, src, notes);
 }
 
 }  // namespace wmb

@@ -75,10 +75,11 @@ int releases_command(const ReleasesArgs& a) {
           throw RunInputError(e.what());
         }
         if (!a.resume.empty()) {
-          if (!a.versions.empty() || !a.scenario.empty() || !o.index.args.empty())
-            throw RunInputError(fmt::format("--resume {}: its releases, scenario and index are in its releases.json; give "
-                                            "no versions, --scenario or index options with it (only its --python and --fill "
-                                            "programs, which are not run from a file)",
+          if (!a.versions.empty() || !a.scenario.empty())
+            throw RunInputError(fmt::format("--resume {}: its releases and scenario are in its releases.json; give no "
+                                            "versions or --scenario with it (its --python and --fill programs, index, "
+                                            "--allow-env, --force and --tolerance are named again: a file never decides "
+                                            "what runs or is installed)",
                                             a.resume));
           return;
         }

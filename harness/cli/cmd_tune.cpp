@@ -5,7 +5,6 @@
 #include <iostream>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "cli/command.h"
 #include "cli/run_setup.h"
@@ -27,7 +26,6 @@ struct TuneArgs {
   double resolution = kDefaultTuneResolution;
   int repeat = 1;
   bool command = false, no_plots = false;
-  std::vector<std::string> search_flags_given;  // the policy and guard flags on the command line
 };
 
 double parse_ratio(const std::string& text, const std::string& flag) {
@@ -64,12 +62,9 @@ int tune_command(const TuneArgs& a) {
   o.python = a.python;
   o.draw_plots = !a.no_plots;
   if (auto code = input_error_exit("tune", [&] {
-      // One search runs under one policy and one guard: a resumed folder's come from its tune.json
-      // and scenario.json; a flag that would change them half-way is refused, not ignored.
-      if (!a.resume.empty() && !a.search_flags_given.empty())
-        throw RunInputError(fmt::format("--resume {}: {} cannot change a search half-way (its policy is in tune.json, "
-                                        "its guard in scenario.json); resume without them, or start a new search",
-                                        a.resume, fmt::join(a.search_flags_given, ", ")));
+      // One search runs under one policy and one guard, the command line's: on --resume, a tune.json
+      // policy that differs is shown and refused until named again (tune.cpp, job/resume_gate.h),
+      // and a guard flag that differs from scenario.json is refused (runner/resume_check.cpp).
       t.policy = policy_of(a);
       if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
       const bool main_job = load_scenario_or_resume(a.scenario, a.resume, o, warnings);
@@ -108,13 +103,7 @@ Registrar reg{Command{11, [](CLI::App& app, int& exit_code) {
   c->add_option("--python", a->python, "Run the Python fill child under this interpreter");
   c->add_option("--ram-limit", a->ram_limit, "Linux: run each child in a memory cgroup of this size (needs root and swap)");
   c->add_flag("--no-plots", a->no_plots, "Do not draw charts at the end");
-  c->callback([a, c, &exit_code] {
-    for (const char* f : {"--resolution", "--bracket", "--tolerance", "--repeat", "--low", "--timeout", "--swap-budget"})
-      if (c->count(f) > 0) a->search_flags_given.push_back(f);
-    for (const char* f : kGuardSignalFlagNames)
-      if (c->count(f) > 0) a->search_flags_given.push_back(f);
-    exit_code = tune_command(*a);
-  });
+  c->callback([a, &exit_code] { exit_code = tune_command(*a); });
 }}};
 
 }  // namespace

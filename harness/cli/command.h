@@ -43,6 +43,9 @@ DashArgs& args_after_dashes();
 // main(): splits argv as said above; returns the argc to parse.
 int split_after_dashes(int argc, char** argv);
 void refuse_empty_values(CLI::App& app);
+// `--name=` with nothing after the '=' among argv[1..argc) before a "--": the argument, else
+// nullptr. CLI11 would take the next argument as its value; main() refuses it (exit 2).
+const char* empty_equals_option(int argc, char** argv);
 
 // Exit codes shared by the subcommands.
 constexpr int kExitOk = 0;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <set>
 
 #include <fmt/format.h>
@@ -61,6 +62,16 @@ void refuse_empty_values(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
 }
 
+const char* empty_equals_option(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") return nullptr;  // what follows is a command's own arguments (guard -- CMD)
+    if (arg.size() > 3 && arg.compare(0, 2, "--") == 0 && arg.back() == '=' && arg.find('=') == arg.size() - 1)
+      return argv[i];
+  }
+  return nullptr;
+}
+
 }  // namespace wmb::cli
 
 int main(int argc, char** argv) {
@@ -76,8 +87,16 @@ int main(int argc, char** argv) {
   std::sort(cmds.begin(), cmds.end(), [](const Command& a, const Command& b) { return a.order < b.order; });
   for (auto& c : cmds) c.add(app, exit_code);
   refuse_empty_values(app);
+  const int parsed_argc = split_after_dashes(argc, argv);
+  if (const char* opt = empty_equals_option(parsed_argc, argv)) {
+    // CLI11 reads `--out=` as `--out` and takes the NEXT argument as its value (`publish A --out= B`
+    // wrote the site into B): refused here, once, for every option of every command.
+    std::cerr << "wmbench: " << opt
+              << ": an empty value is not allowed (an unset variable?); give a value or leave the option out\n";
+    return kExitUsage;
+  }
   try {
-    app.parse(split_after_dashes(argc, argv), argv);
+    app.parse(parsed_argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   } catch (const std::exception& e) {

@@ -5,14 +5,12 @@
 #include <iostream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "io/files.h"
-#include "io/terminal_text.h"
-#include "io/utf8.h"
 #include "common/units.h"
 #include "probe/probe.h"
+#include "job/resume_gate.h"
 #include "job/run_input.h"
 #include "runner/runner.h"
 #include "common/limits.h"
@@ -73,28 +71,16 @@ void apply_scenario_flags(const ScenarioFlags& f, Scenario& s) {
   check_plan_size(s.matrix.size(), s.repeats, "the plan");
 }
 
-namespace {
-
-// The argv as JSON strings on one line ("[\"/bin/sh\", \"-c\", ...]"), cut at 400 characters:
-// quoted, so no word of it reads as wmbench's own text.
-std::string command_for_display(const std::vector<std::string>& argv) {
-  std::string j = nlohmann::json(argv).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (j.size() > 400) j = std::string(utf8_prefix(j, 400)) + "...";
-  return escape_controls_line(j);
-}
-
-}  // namespace
-
 void apply_command_flag(bool command, bool resume, Scenario& s) {
   const DashArgs& d = args_after_dashes();
   if (!command && d.present)
     throw RunInputError("arguments after -- are a command to run, but --command is not given; usage: --command -- CMD ARGS...");
   // A scenario file or a folder to resume (often someone else's) that names a command to run: it
   // runs, as root, only when the user says so with --command (nothing runs that they did not name).
-  if (!command && s.program == "command")
-    throw RunInputError(fmt::format("{} runs a command of its own: {}; it runs only with --command (read it first)",
-                                    resume ? "the folder to resume" : "the scenario",
-                                    command_for_display(s.command)));
+  if (const std::string why = folder_command_problem(s, resume ? "the folder to resume" : "the scenario", command,
+                                                     "it runs only with --command (read it first)");
+      !why.empty())
+    throw RunInputError(why);
   if (!command) return;
   if (resume) {
     if (d.present) throw RunInputError("--resume DIR runs the folder's own command again; give no -- CMD with it");

@@ -27,6 +27,15 @@ MacFillFacts mac_fill_facts(const Scenario& s, uint64_t ram) {
 }
 
 std::string mac_fill_warning(const MacFillFacts& f) {
+  // The RAM could not be read (ram 0): no "up to 0 bytes of its 0 bytes", which reads as "nothing".
+  if (f.ram == 0)
+    return fmt::format(
+        "wmbench: this fills REAL memory on this Mac, {} cell(s) one after another, each up to its cap; this Mac's RAM "
+        "could not be read, so how much that is cannot be said. For at most {} a cell.\n"
+        "wmbench: the guard stops a cell once swap has grown past the swap budget; PyTorch's own limit may stop it "
+        "first. The Mac may be slow while a cell fills.\n"
+        "wmbench: Ctrl-C stops it at any time (finished cells are kept; `wmbench run --resume DIR` runs the rest).\n",
+        f.cells, format_duration(f.timeout_s));
   return fmt::format(
       "wmbench: this fills REAL memory on this Mac, {} cell(s) one after another: each fills up to {} of its {} "
       "of RAM (unified memory: the apps you have open share it), for at most {} a cell.\n"

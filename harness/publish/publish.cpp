@@ -146,6 +146,12 @@ int run_publish(const PublishOptions& opts, std::ostream& out, std::ostream& err
   if (out_inside_a_folder(opts, site, err)) return 2;
   try {
     SiteWriter w(opts.out);
+    try {
+      w.refuse_foreign("index.html");  // a first publish into the user's own folder: nothing written
+    } catch (const FileError& e) {
+      err << "wmbench publish: " << e.what() << "; nothing written\n";
+      return 2;
+    }
     ChartMaker charts(w, err);
     std::vector<ScenarioView> scenarios = scenario_views(site);
     const auto groups = group_index(site);

@@ -55,8 +55,15 @@ bool ChartMaker::draw(const std::string& script, std::vector<std::string> args, 
   // pages show the SVG only.
   std::vector<std::string> argv = {"-B", path, "--out", abs_dir, "--svg-only"};
   for (auto& a : args) argv.push_back(std::move(a));
-  const CommandOutput r = run_short_command(isolated_python_argv(python_, argv), kChartTimeout, "",
-                                            isolated_python_env(current_environment()), kPythonCwd);
+  // matplotlib's config and font cache (MPLCONFIGDIR, else $XDG_CACHE_HOME/matplotlib or
+  // ~/.matplotlib) go into the scratch work area inside --out, which publish made and removes:
+  // never a folder outside --out, nor another user's link there.
+  auto env = isolated_python_env(current_environment());
+  const std::string work = absolute_for_child(w_.out() + "/" + scratch_);
+  env["MPLCONFIGDIR"] = work + "/mplconfig";
+  env["XDG_CACHE_HOME"] = work + "/cache";
+  env["XDG_CONFIG_HOME"] = work + "/config";
+  const CommandOutput r = run_short_command(isolated_python_argv(python_, argv), kChartTimeout, "", env, kPythonCwd);
   std::string svg_rel, svg;
   bool got = false;
   if (r.ok()) {

@@ -1,5 +1,6 @@
 #include "publish/site_model.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -76,6 +77,17 @@ void take_folder(const std::string& path, Site& site, std::set<std::string>& slu
     if (auto r = f.stat("runs"); r && S_ISDIR(r->mode))
       for (const auto& e : f.list("runs"))
         if (S_ISREG(e.mode) && is_raw_file("runs/" + e.name)) pf.raw_files.push_back("runs/" + e.name);
+    // A file publish could not copy (over the bound every read has) skips this folder, named,
+    // rather than stopping the whole site half-way.
+    for (const auto& rel : pf.raw_files) {
+      struct stat st {};
+      if (::fstatat(f.fd(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && static_cast<uint64_t>(st.st_size) > kMaxReadBytes) {
+        site.skipped.push_back({path, fmt::format("{} is {}, over the {} a file of the site may be; the folder is left out",
+                                                  f.display(rel), format_size(static_cast<uint64_t>(st.st_size)),
+                                                  format_size(kMaxReadBytes))});
+        return;
+      }
+    }
   } catch (const std::exception& e) {  // HistoryError, FileError, InputError: named, skipped
     site.skipped.push_back({path, e.what()});
     return;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "io/safe_open.h"
+#include "publish/html.h"
 
 namespace wmb::publish {
 
@@ -20,6 +21,10 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kMaxManifestBytes = size_t{16} << 20;
+// What every page publish writes holds (publish/layout.cpp's footer).
+constexpr const char* kPageMark = "<footer>Made by <code>wmbench publish</code>";
+
+bool ends_with_html(const std::string& rel) { return rel.size() > 5 && rel.compare(rel.size() - 5, 5, ".html") == 0; }
 
 // Opens the folder holding REL's last component inside `root`, never through a link (as Folder
 // does); returns its fd (the caller closes it unless it is `root`) and the last component.
@@ -104,6 +109,9 @@ SiteWriter::SiteWriter(const std::string& out) : folder_(open_site_folder(out)) 
   if (auto it = m.find("files"); it != m.end() && it->is_array())
     for (const auto& f : *it)
       if (f.is_string() && safe_rel(f.get<std::string>())) old_files_.insert(f.get<std::string>());
+  if (auto it = m.find("hashes"); it != m.end() && it->is_object())
+    for (auto& [k, v] : it->items())
+      if (v.is_string() && safe_rel(k)) old_hashes_[k] = v.get<std::string>();
   if (auto it = m.find("charts"); it != m.end() && it->is_object())
     for (auto& [k, v] : it->items())
       if (v.is_string() && safe_rel(k)) old_charts_[k] = v.get<std::string>();
@@ -117,10 +125,31 @@ void SiteWriter::make_parents(const std::string& rel) {
   }
 }
 
+bool SiteWriter::ours(const std::string& rel, const std::string& content, bool to_replace) const {
+  const bool site_path = rel == "index.html" || rel.rfind("folders/", 0) == 0 || rel.rfind("scenarios/", 0) == 0;
+  if (!site_path) return false;
+  if (ends_with_html(rel) && content.find(kPageMark) != std::string::npos) return true;  // a page of publish's
+  const auto h = old_hashes_.find(rel);
+  if (h != old_hashes_.end()) return h->second == content_hash(content);
+  // To be replaced by this publish's own file of that name: also one a manifest of a site made
+  // before the hashes listed inside folders/ or scenarios/. Never removed on a list alone.
+  return to_replace && rel != "index.html" && old_files_.count(rel) > 0;
+}
+
+void SiteWriter::refuse_foreign(const std::string& rel) const {
+  const auto e = folder_.stat(rel);
+  if (!e || !S_ISREG(e->mode)) return;  // a link or not a file: the write refuses it, naming it (exit 1)
+  if (!ours(rel, folder_.read(rel, kMaxReadBytes), true))
+    throw FileError(fmt::format("{}: a file wmbench publish did not write is there; it is never replaced (move it "
+                                "away, or publish into a folder of its own)",
+                                folder_.display(rel)));
+}
+
 bool SiteWriter::put(const std::string& rel, const std::string& content) {
   if (!safe_rel(rel)) throw FileError(fmt::format("{}: \"{}\" is not a path inside the site", out(), rel));
   make_parents(rel);
   files_.insert(rel);
+  hashes_[rel] = content_hash(content);
   if (const auto e = folder_.stat(rel); e && S_ISREG(e->mode)) {
     struct stat st {};
     bool same_size = false;
@@ -136,6 +165,7 @@ bool SiteWriter::put(const std::string& rel, const std::string& content) {
       ++unchanged_;
       return false;
     }
+    refuse_foreign(rel);
   }
   folder_.write_atomic(rel, content);  // refuses a link or a non-regular file in the way
   ++written_;
@@ -146,7 +176,15 @@ bool SiteWriter::keep(const std::string& rel) {
   if (!safe_rel(rel)) return false;
   const auto e = folder_.stat(rel);
   if (!e || !S_ISREG(e->mode)) return false;
+  std::string content;
+  try {
+    content = folder_.read(rel, kMaxReadBytes);
+  } catch (const FileError&) {
+    return false;
+  }
+  if (!ours(rel, content, true)) return false;  // drawn again, and put() says whose it is
   files_.insert(rel);
+  hashes_[rel] = content_hash(content);
   ++unchanged_;
   return true;
 }
@@ -174,11 +212,22 @@ int SiteWriter::finish() {
   int removed = 0;
   for (const auto& f : old_files_) {
     if (files_.count(f)) continue;
+    std::string content;
+    try {  // a link on the way, not a regular file, too large to be ours, not readable: left
+      const auto e = folder_.stat(f);
+      if (!e || !S_ISREG(e->mode)) continue;
+      content = folder_.read(f, kMaxReadBytes);
+    } catch (const FileError&) {
+      continue;
+    }
+    if (!ours(f, content, false)) continue;  // the manifest names it, but it is not wmbench's: left
     unlink_regular(folder_.fd(), f);
     ++removed;
   }
-  json m = {{"wmbench_site", 1}, {"files", json::array()}, {"charts", json::object()}};
+  json m = {{"wmbench_site", 1}, {"files", json::array()}, {"hashes", json::object()}, {"charts", json::object()}};
   for (const auto& f : files_) m["files"].push_back(f);
+  for (const auto& [k, v] : hashes_)
+    if (files_.count(k)) m["hashes"][k] = v;
   for (const auto& [k, v] : new_charts_)
     if (files_.count(k)) m["charts"][k] = v;
   const std::string text = m.dump(1) + "\n";

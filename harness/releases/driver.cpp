@@ -6,19 +6,25 @@
 #include <cstring>
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <set>
 #include <ostream>
 
 #include <fmt/format.h>
 
 #include "io/files.h"
+#include "io/text_table.h"
 #include "common/interrupt.h"
 #include "common/units.h"
 #include "mpsmodel/release_revision.h"
 #include "releases/releases.h"
 #include "releases/torch_version.h"
 #include "results/folder_lock.h"
+#include "runner/stages.h"
+#include "common/run_error.h"
 #include "tools/locate.h"
 #include "tools/python_isolated.h"
+#include "job/resume_gate.h"
 #include "job/run_input.h"
 #include "scenario/scenario.h"
 
@@ -93,6 +99,65 @@ void hold(State& s, const std::string& command) {
   }
 }
 
+// releases runs the fill under each torch, never a command: one named by releases.json's scenario
+// or a release folder's scenario.json is refused (job/resume_gate.h).
+void refuse_command(const Scenario& sc, const std::string& source) {
+  if (const std::string why = folder_command_problem(sc, source, false, "wmbench releases never runs a command (it runs "
+                                                                         "the fill under each torch)");
+      !why.empty())
+    throw EnvError(why);
+}
+
+// Whether a release's folder is there: a real folder (never a link, which would be followed and
+// written through), or nothing. Throws EnvError naming what is there instead.
+bool release_folder_exists(const State& s, const Release& r) {
+  std::optional<Folder::Entry> e;
+  try {
+    e = s.folder->stat(r.folder);
+  } catch (const FileError& x) {
+    throw EnvError(x.what());
+  }
+  if (e && !S_ISDIR(e->mode))
+    throw EnvError(fmt::format("{}: the folder of release {} is {}, not a folder; it is never followed nor written "
+                               "through (remove it, or start a new releases folder)",
+                               s.folder->display(r.folder), r.torch_version, S_ISLNK(e->mode) ? "a symbolic link" : "not a folder"));
+  return e.has_value();
+}
+
+// What only the command line decides (job/resume_gate.h): the index and wheelhouse the envs are
+// installed from, the variables the cells may set, --force, compare's tolerance. releases.json's
+// are shown and refused until named again.
+void gate_releases_file(const ReleasesOptions& o, const nlohmann::json& d) {
+  const nlohmann::json ro = d.value("run_options", nlohmann::json::object());
+  auto folder_or = [&](const char* key, const nlohmann::json& given) {
+    return ro.is_object() && ro.contains(key) ? ro[key] : given;  // absent: the folder claims nothing
+  };
+  const nlohmann::json index = d.contains("index") ? d["index"] : nlohmann::json::array();
+  std::string index_flags;
+  if (index.is_array())
+    for (const auto& pair : index)
+      if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string())
+        index_flags += (index_flags.empty() ? "" : " ") + pair[0].get<std::string>() +
+                       (pair[1].get<std::string>().empty() ? "" : " " + pair[1].get<std::string>());
+  nlohmann::json env = folder_or("allow_env", nlohmann::json(o.run.allow_env));
+  std::string env_flags;
+  if (env.is_array() && std::all_of(env.begin(), env.end(), [](const nlohmann::json& v) { return v.is_string(); })) {
+    const auto names = env.get<std::set<std::string>>();  // as a set: order and repeats do not matter
+    env = nlohmann::json(names);
+    for (const auto& v : names) env_flags += (env_flags.empty() ? "--allow-env " : ",") + v;
+  }
+  const nlohmann::json tol = folder_or("tolerance_pct", o.tolerance_pct);
+  try {
+    gate_resumed_values(o.resume_dir, {{"the index (--index-url, --extra-index-url, --find-links, --no-index)", index,
+                                      nlohmann::json(o.index.args), index_flags},
+                                     {"--allow-env", env, nlohmann::json(o.run.allow_env), env_flags},
+                                     {"--force", folder_or("force", o.run.force), o.run.force, "--force"},
+                                     {"--tolerance", tol, o.tolerance_pct, "--tolerance " + tol.dump()}});
+  } catch (const RunInputError& e) {
+    throw EnvError(e.what());
+  }
+}
+
 // --resume DIR: the entries, index, scenario and run options of the first session.
 void load_resume_state(ReleasesOptions& o, State& s, std::vector<Release>& recorded) {
   s.dir = o.resume_dir;
@@ -116,6 +181,8 @@ void load_resume_state(ReleasesOptions& o, State& s, std::vector<Release>& recor
   } catch (const std::exception& e) {
     throw EnvError(fmt::format("{}: scenario: {}", where, e.what()));
   }
+  refuse_command(o.run.scenario, where);
+  for (const auto& r : recorded) release_folder_exists(s, r);
   // A program named in a file is never run: a --python or --fill release is resumed only when the
   // command line names that program again.
   const std::vector<Entry> given = o.entries;
@@ -134,20 +201,7 @@ void load_resume_state(ReleasesOptions& o, State& s, std::vector<Release>& recor
                                  o.resume_dir, e.kind, e.given));
   o.entries.clear();
   for (const auto& r : recorded) o.entries.push_back(r.entry);
-  o.index.args.clear();
-  if (d.contains("index") && d["index"].is_array())
-    for (const auto& pair : d["index"]) {
-      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
-        throw EnvError(fmt::format("{}: index: each entry is [flag, value]", where));
-      const std::string flag = pair[0], value = pair[1];
-      if (flag == "--no-index" && value.empty()) {
-        o.index.args.emplace_back(flag, "");
-        continue;
-      }
-      if (flag != "--index-url" && flag != "--extra-index-url" && flag != "--find-links")
-        throw EnvError(fmt::format("{}: index option \"{}\" (allowed: --index-url, --extra-index-url, --find-links, --no-index)", where, flag));
-      o.index.args.emplace_back(flag, checked_index_value(flag, value));
-    }
+  gate_releases_file(o, d);
   // base_python is not taken from the file (a program named in a file is not run): --base-python, or python3.
   const nlohmann::json& ro = d.value("run_options", nlohmann::json::object());
   auto size_at = [&](const char* k) -> std::optional<uint64_t> {
@@ -166,12 +220,7 @@ void load_resume_state(ReleasesOptions& o, State& s, std::vector<Release>& recor
   if (ro.contains("only") && ro["only"].is_array())
     for (const auto& l : ro["only"])
       if (l.is_string()) o.run.only.push_back(l);
-  if (ro.contains("force") && ro["force"].is_boolean()) o.run.force = ro["force"];
   if (ro.contains("draw_plots") && ro["draw_plots"].is_boolean()) o.run.draw_plots = o.run.draw_plots && ro["draw_plots"].get<bool>();
-  if (ro.contains("allow_env") && ro["allow_env"].is_array())
-    for (const auto& v : ro["allow_env"])
-      if (v.is_string()) o.run.allow_env.insert(v.get<std::string>());
-  if (ro.contains("tolerance_pct") && ro["tolerance_pct"].is_number()) o.tolerance_pct = ro["tolerance_pct"];
 }
 
 // The run options of one release: its child, its folder, its model revision.
@@ -185,6 +234,7 @@ RunnerOptions options_for(const ReleasesOptions& o, const State& s, const Releas
     } catch (const std::exception& e) {
       throw EnvError(fmt::format("--resume {}: {}", dir, e.what()));
     }
+    refuse_command(ro.scenario, dir + "/scenario.json");
   } else {
     ro.result_dir = dir;
     if (!r.model_revision.empty()) ro.model_revision = r.model_revision;
@@ -226,7 +276,7 @@ int run_all_releases(ReleasesOptions& o, State& s, std::vector<Release>& rs, std
       continue;
     }
     if (const int sig = interrupt_signal()) return 128 + sig;
-    const bool exists = s.folder->exists(r.folder);
+    const bool exists = release_folder_exists(s, r);
     std::vector<std::string> warnings;
     RunnerOptions ro = options_for(o, s, r, exists, warnings);
     for (const auto& w : warnings) err << "warning: " << w << "\n";
@@ -296,14 +346,18 @@ void start_new_folder(const ReleasesOptions& o, State& s, bool versions, const E
 // releases.md: the table of releases and the verdict between each pair of neighbours.
 std::string releases_md(const ReleasesOptions& o, const State& s, const std::vector<Release>& rs,
                         const std::vector<Neighbour>& ns) {
-  std::string md = fmt::format("# torch releases: scenario {} on {}\n\n", o.run.scenario.name, o.run.scenario.device);
+  // Every text from a folder or a child (a torch version, a scenario name, a note) through
+  // md_escape (io/text_table.h): no raw HTML, no line that breaks the list.
+  std::string md = fmt::format("# torch releases: scenario {} on {}\n\n", md_escape(o.run.scenario.name),
+                               md_escape(o.run.scenario.device));
   md += releases_table_md(s.dir, rs);
   md += "\n## Between neighbours (ordered by version)\n\n";
   for (const auto& n : ns) {
-    md += fmt::format("- torch {} -> {}: {} ([comparison]({}))\n", n.base_torch, n.now_torch,
-                      n.exit_code == 0 ? "no regression" : n.exit_code == 1 ? "**regression**" : "not comparable", n.compare_file);
-    for (const auto& x : n.regressions) md += "  - " + x + "\n";
-    for (const auto& x : n.notes) md += "  - note: " + x + "\n";
+    md += fmt::format("- torch {} -> {}: {} ([comparison]({}))\n", md_escape(n.base_torch), md_escape(n.now_torch),
+                      n.exit_code == 0 ? "no regression" : n.exit_code == 1 ? "**regression**" : "not comparable",
+                      md_escape(n.compare_file));
+    for (const auto& x : n.regressions) md += "  - " + md_escape(x) + "\n";
+    for (const auto& x : n.notes) md += "  - note: " + md_escape(x) + "\n";
   }
   if (ns.empty()) md += "- one release: nothing to compare\n";
   return md;
@@ -327,6 +381,12 @@ int run_releases(ReleasesOptions o, std::ostream& out, std::ostream& err) {
       // The releases of the folder, as they were: the same torch in each, or refused.
       match_recorded(s, recorded, rs);
     } else {
+      // A bad --only or a cell variable not allowed: refused before the releases folder exists.
+      try {
+        (void)make_plan(o.run, nullptr, nullptr);
+      } catch (const RunRefused& e) {
+        throw EnvError(e.what(), e.exit_code);
+      }
       start_new_folder(o, s, versions, cache.get());
     }
     out << fmt::format("wmbench releases: {} release(s) of scenario {} on {} -> {}\n", rs.size(), o.run.scenario.name,

@@ -10,6 +10,8 @@
 #include "common/interrupt.h"
 #include "common/units.h"
 #include "io/utf8.h"
+#include "job/resume_gate.h"
+#include "job/run_input.h"
 #include "results/report.h"
 #include "common/run_error.h"
 #include "runner/stages.h"
@@ -59,14 +61,45 @@ void say_plan(const TuneOptions& o, const TuneSummary& s, std::ostream& out) {
   out.flush();
 }
 
-// --resume: holds the tune folder and takes its policy (and the free memory it began with) from tune.json.
+// The flags that give policy `p` where it is not the default (" --repeat 2 --tolerance 0"), for
+// the command that resumes its search.
+std::string policy_flags(const TunePolicy& p) {
+  const TunePolicy d;
+  std::string f;
+  if (p.bottom != d.bottom || p.top != d.top) f += fmt::format(" --bracket {},{}", p.bottom, p.top);
+  if (p.resolution != d.resolution) f += fmt::format(" --resolution {}", p.resolution);
+  if (p.tolerance != d.tolerance) f += fmt::format(" --tolerance {}", p.tolerance);
+  if (p.repeat != d.repeat) f += fmt::format(" --repeat {}", p.repeat);
+  if (p.low_factor != d.low_factor) f += fmt::format(" --low {}", p.low_factor);
+  return f;
+}
+
+// The search policy decides the answer (what counts as clean): the command line's (its flags, else
+// their defaults), never tune.json's alone; a folder's that differs is shown and refused until named
+// again (job/resume_gate.h). Throws RunRefused.
+void gate_tune_policy(const std::string& dir, const TunePolicy& folder, const TunePolicy& given) {
+  const std::string low = folder.low_factor == 1.0 ? "same" : fmt::format("{}", folder.low_factor);
+  try {
+    gate_resumed_values(dir, {{"--bracket", {folder.bottom, folder.top}, {given.bottom, given.top},
+                               fmt::format("--bracket {},{}", folder.bottom, folder.top)},
+                              {"--resolution", folder.resolution, given.resolution, fmt::format("--resolution {}", folder.resolution)},
+                              {"--tolerance", folder.tolerance, given.tolerance, fmt::format("--tolerance {}", folder.tolerance)},
+                              {"--repeat", folder.repeat, given.repeat, fmt::format("--repeat {}", folder.repeat)},
+                              {"--low", folder.low_factor, given.low_factor, "--low " + low}});
+  } catch (const RunInputError& e) {
+    throw RunRefused(e.what());
+  }
+}
+
+// --resume: holds the tune folder, gates its policy against the command line's and takes the free memory it began
+// with from tune.json.
 std::unique_ptr<HeldFolder> hold_tune_folder(TuneOptions& o, TuneSummary& sum) {
   RunnerOptions& opts = o.run;
   std::unique_ptr<HeldFolder> held = hold_folder(opts.resume_dir, opts);
   try {
     if (held->folder.exists("tune.json")) {
       const nlohmann::json j = held->folder.read_json("tune.json");
-      o.policy = tune_policy_from_json(j, held->folder.display("tune.json"));
+      gate_tune_policy(opts.resume_dir, tune_policy_from_json(j, held->folder.display("tune.json")), o.policy);
       if (j.contains("free_bytes_at_start") && j["free_bytes_at_start"].is_number_unsigned())
         sum.free_bytes_at_start = j["free_bytes_at_start"].get<uint64_t>();
     } else {
@@ -137,7 +170,7 @@ int end_tune(const TuneOptions& o, TuneSummary& sum, Prepared& prep, const Sessi
   if (!interrupt_signal()) draw_tune_chart(prep.dir, opts.draw_plots, out, err);
   out << "\n" << sum.said << "\n";
   if (!sum.end)
-    out << "Continue the search with: wmbench tune --resume " << prep.dir
+    out << "Continue the search with: wmbench tune" << policy_flags(o.policy) << " --resume " << prep.dir
         << (opts.scenario.program == "command" ? " --command" : "") << "\n";
   // A signal during the chart (or after the last probe) ends tune as it ends run: 128+N.
   if (code == 0 && interrupt_signal()) return 128 + interrupt_signal();
@@ -150,7 +183,9 @@ int run_tune(TuneOptions o, std::ostream& out, std::ostream& err) {
   install_interrupt_handlers();
   auto probe = make_platform_probe();
   RunnerOptions& opts = o.run;
-  opts.resume_verb = "tune";  // what finish suggests after Ctrl-C (issue 30: it said `run --resume` too)
+  // What finish suggests after Ctrl-C (issue 30: it said `run --resume` too), with the policy's
+  // flags: a resume is gated against the command line's policy (gate_tune_policy).
+  opts.resume_verb = "tune" + policy_flags(o.policy);
   TuneSummary sum;
   try {
     std::unique_ptr<HeldFolder> held;

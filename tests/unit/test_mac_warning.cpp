@@ -64,3 +64,11 @@ TEST(MacWarning, WaitsOnlyOnATerminalAndNotUnderCi) {
   EXPECT_EQ(mac_warning_wait_s(true, true, env({{"CI", "false"}})), 10);
   EXPECT_EQ(mac_warning_wait_s(true, true, env({{"WMBENCH_NO_WAIT", "1"}})), 0);
 }
+
+// Issue 40 (doubtful, decided): a RAM that could not be read is said so, never "up to 0 bytes".
+TEST(MacWarning, ARamThatCouldNotBeReadIsSaidSoNotZeroBytes) {
+  const std::string w = mac_fill_warning(mac_fill_facts(watermark_like(), 0));
+  EXPECT_EQ(w.find("0 bytes"), std::string::npos) << w;
+  EXPECT_NE(w.find("RAM could not be read"), std::string::npos) << w;
+  EXPECT_NE(w.find("Ctrl-C stops it"), std::string::npos) << w;
+}

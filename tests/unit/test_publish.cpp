@@ -198,7 +198,7 @@ TEST(PublishWriter, WritesOnlyWhatChangedAndNeverThroughALink) {
   {
     SiteWriter w(out);
     EXPECT_TRUE(w.put("a/b/page.html", "one"));
-    EXPECT_TRUE(w.put("old.html", "old"));
+    EXPECT_TRUE(w.put("scenarios/old.html", "old"));  // a path publish writes (issue 40: only those are removed)
     w.finish();
   }
   struct stat before {};
@@ -207,12 +207,12 @@ TEST(PublishWriter, WritesOnlyWhatChangedAndNeverThroughALink) {
     SiteWriter w(out);
     EXPECT_FALSE(w.put("a/b/page.html", "one"));  // same content: not written
     EXPECT_TRUE(w.put("new.html", "new"));
-    EXPECT_EQ(w.finish(), 1);  // old.html: the last publish's, not this one's
+    EXPECT_EQ(w.finish(), 1);  // scenarios/old.html: the last publish's (its hash recorded), not this one's
   }
   struct stat after {};
   ASSERT_EQ(::stat((out + "/a/b/page.html").c_str(), &after), 0);
   EXPECT_EQ(before.st_ino, after.st_ino);  // not replaced
-  EXPECT_FALSE(fs::exists(out + "/old.html"));
+  EXPECT_FALSE(fs::exists(out + "/scenarios/old.html"));
   EXPECT_TRUE(fs::exists(out + "/new.html"));
   // Links planted in the site: refused, their targets untouched.
   wmbt_unit::put(t.path + "/victim", "keep");
@@ -227,4 +227,26 @@ TEST(PublishWriter, WritesOnlyWhatChangedAndNeverThroughALink) {
   EXPECT_EQ(wmb::read_file(t.path + "/victim"), "keep");
   EXPECT_TRUE(fs::is_empty(t.path + "/victim-dir"));
   EXPECT_FALSE(fs::exists(t.path + "/escape.html"));
+}
+
+// Issue 40: the manifest is text anyone may edit. A file it lists is removed only when wmbench
+// recognises it (a path publish writes, holding the content whose hash it recorded); a file it
+// did not write is never replaced.
+TEST(PublishWriter, TheManifestIsTrustedOnlyForFilesWmbenchRecognisesAsItsOwn) {
+  TmpDir t;
+  const std::string out = t.path + "/site";
+  fs::create_directories(out + "/folders/x");
+  wmbt_unit::put(out + "/CNAME", "example.org\n");
+  wmbt_unit::put(out + "/folders/x/mine.txt", "mine\n");
+  wmbt_unit::put(out + "/.wmbench-site.json",
+                 R"({"wmbench_site": 1, "files": ["CNAME", "folders/x/mine.txt"], "hashes": {"CNAME": "0", "folders/x/mine.txt": "0"}, "charts": {}})");
+  {
+    SiteWriter w(out);
+    EXPECT_EQ(w.finish(), 0);
+  }
+  EXPECT_EQ(wmb::read_file(out + "/CNAME"), "example.org\n");
+  EXPECT_EQ(wmb::read_file(out + "/folders/x/mine.txt"), "mine\n");
+  SiteWriter w(out);
+  EXPECT_TRUE(has(wmbt_unit::error_of([&] { w.put("folders/x/mine.txt", "ours"); }), "did not write"));
+  EXPECT_EQ(wmb::read_file(out + "/folders/x/mine.txt"), "mine\n");
 }
