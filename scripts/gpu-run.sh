@@ -47,8 +47,10 @@ if has build; then
 fi
 "$b/wmbench" info --device cuda | tee "$out/info.txt"
 if has test; then
-  # The chart test needs matplotlib, which that machine may lack: it is run on the Linux CI instead.
-  (cd "$b" && ctest -j 8 --timeout 600 -E 'plots\.' >"$out/ctest.log" 2>&1) && echo "ctest: ok" || echo "ctest: FAILED"
+  # The chart tests and the browser test need matplotlib and chromium, configured away above
+  # (-DWMBENCH_PYTHON=/nonexistent): they run on the Linux CI instead, and are said to be left out.
+  (cd "$b" && ctest -j 8 --timeout 600 -E '^(plots|browser)\.' >"$out/ctest.log" 2>&1) && echo "ctest: ok" || echo "ctest: FAILED"
+  echo "ctest: left out here: plots.* and browser.site (no matplotlib or chromium configured; run on the Linux CI)"
   tail -40 "$out/ctest.log"
 fi
 if has cuda; then

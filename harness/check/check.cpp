@@ -18,6 +18,7 @@
 #include "common/limits.h"
 #include "io/json_input.h"
 #include "common/units.h"
+#include "check/check_releases.h"
 #include "check/check_tune.h"
 #include "results/folder_lock.h"
 #include "results/folder_schema.h"
@@ -595,6 +596,7 @@ std::optional<long long> parse_utc(const std::string& s) {
 }
 
 CheckResult check_result_folder(const std::string& dir) {
+  if (is_releases_folder(dir)) return check_releases_folder(dir);  // check_releases.h
   CheckResult out;
   std::optional<Folder> f;
   try {

@@ -26,7 +26,7 @@ struct ReleasesArgs {
   std::vector<std::string> versions, pythons, fills, only, allow_env, refresh, index_urls, extra_index_urls, find_links;
   ScenarioFlags flags;  // --device, --step, --cap, --timeout, --swap-budget, --repeat
   std::string scenario, out = "results", ram_limit, recommended_max,
-      model_mac_ram, model_revision, other_allocations, base_python = "python3", resume, tolerance = "5";
+      model_mac_ram, model_revision, other_allocations, base_python = "python3", resume, tolerance = "5", lock_wait = "30m", installer = "auto";
   bool force = false, no_plots = false, revisions = false, no_index = false;
 };
 
@@ -50,6 +50,8 @@ int releases_command(const ReleasesArgs& a) {
         const auto tol = compare::parse_tolerance(a.tolerance);
         if (!tol) throw RunInputError(fmt::format("--tolerance \"{}\": expected a percentage >= 0, e.g. 5 or 2.5", a.tolerance));
         o.tolerance_pct = *tol;
+        o.lock_wait_s = parse_duration(a.lock_wait);
+        o.installer = a.installer;
         if (!a.ram_limit.empty()) r.ram_limit = parse_size(a.ram_limit);
         if (!a.recommended_max.empty()) r.recommended_max = check_model_bytes(parse_size(a.recommended_max), "--recommended-max");
         if (!a.model_mac_ram.empty()) r.model_mac_ram = check_model_bytes(parse_size(a.model_mac_ram), "--model-mac-ram");
@@ -122,6 +124,11 @@ Registrar reg{Command{12, [](CLI::App& app, int& exit_code) {
   c->add_option("--base-python", a->base_python, "The Python that makes the environments")->capture_default_str();
   c->add_option("--resume", a->resume, "Finish a releases folder whose later releases did not run");
   c->add_option("--tolerance", a->tolerance, "compare's tolerance, percent")->capture_default_str();
+  c->add_option("--installer", a->installer, "What makes the environments: pip, uv, or auto (uv when it is on PATH)")
+      ->check(CLI::IsMember({"auto", "pip", "uv"}))
+      ->capture_default_str();
+  c->add_option("--lock-wait", a->lock_wait, "How long to wait while another run makes the same environment")
+      ->capture_default_str();
   c->add_flag("--revisions", a->revisions, "Print the table of torch releases to model revisions (mps-model) and exit");
   c->add_option("--device", a->flags.device, "Override the device: mps, cuda, cpu, mps-model");
   c->add_option("--only", a->only, "Run only these cell labels")->delimiter(',');

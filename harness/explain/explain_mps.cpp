@@ -18,8 +18,10 @@ void explain_sizes(const ParsedError& e, std::string& out) {
     if (b) out += fmt::format("  {:<19}{:>12}  {}\n", label, format_size(*b), note);
   };
   line("max allowed:", e.max_allowed_bytes, "= HIGH ratio x the Mac's recommended max working set");
-  line("MPS allocated:", e.allocated_bytes, "held by PyTorch's allocator (tensors and cached blocks)");
-  line("other allocations:", e.other_bytes, "Metal memory outside PyTorch's heaps");
+  line("MPS allocated:", e.allocated_bytes,
+       "held by PyTorch's allocator (tensors, cached blocks; since pytorch/pytorch#193819 also pin_memory() buffers, "
+       "from the shared pool)");
+  line("other allocations:", e.other_bytes, "Metal memory outside PyTorch's heaps (pin_memory() buffers are not here since #193819)");
   line("tried to allocate:", e.requested_bytes, e.pool ? "on the " + *e.pool + " pool" : std::string());
   if (e.allocated_bytes && e.other_bytes && e.requested_bytes && e.max_allowed_bytes) {
     const uint64_t sum = sat_add(sat_add(*e.allocated_bytes, *e.other_bytes), *e.requested_bytes);

@@ -266,6 +266,7 @@ void say_table(const std::string& dir, const std::vector<Release>& rs, const std
     out << fmt::format("  {} -> {}: {} ({})\n", n.base_torch, n.now_torch, v, n.compare_file);
     for (const auto& x : n.regressions) out << "    " << x << "\n";
     for (const auto& x : n.notes) out << "    note: " << x << "\n";
+    for (const auto& x : n.packages) out << "    packages " << x << "\n";
   }
 }
 
@@ -303,9 +304,11 @@ std::unique_ptr<EnvCache> make_env_cache(const ReleasesOptions& o, std::ostream&
   const std::string base = find_on_path(o.base_python);
   if (base.empty()) throw EnvError(fmt::format("--base-python {}: no such program on PATH", o.base_python));
   const BasePython bp = probe_base_python(base);
-  const std::string uv = find_on_path("uv");
+  const std::string uv = o.installer == "pip" ? "" : find_on_path("uv");
+  if (o.installer == "uv" && uv.empty()) throw EnvError("--installer uv: no uv in PATH's folders");
   auto cache = std::make_unique<EnvCache>(o.cache_root.empty() ? default_cache_root() : o.cache_root, bp, o.index,
                                           uv == "uv" ? "" : uv, out);
+  cache->set_lock_wait(o.lock_wait_s);
   out << fmt::format("environments: {} (Python {} on {}, {})\n", cache->root(), bp.version_xy, bp.machine,
                      uv == "uv" || uv.empty() ? "python -m venv + pip" : "uv " + uv);
   return cache;
@@ -318,10 +321,11 @@ void match_recorded(const State& s, const std::vector<Release>& recorded, std::v
     const Release* match = nullptr;
     for (const auto& r : recorded)
       if (r.folder == rs[i].folder) match = &r;
-    if (!match || match->torch_version != rs[i].torch_version)
-      throw EnvError(fmt::format("--resume {}: release {} now imports torch {}, the folder ran {}; resume with the "
-                                 "same environments or start a new releases folder",
-                                 s.dir, rs[i].entry.given, rs[i].torch_version, match ? match->torch_version : "none of that name"));
+    const std::string change = match ? identity_change(*match, rs[i]) : "no release of that folder";
+    if (!change.empty())
+      throw EnvError(fmt::format("--resume {}: release {} now runs {}; resume with the same environments or start a new "
+                                 "releases folder",
+                                 s.dir, rs[i].entry.given, change));
     rs[i].state = match->state;
   }
 }
@@ -358,6 +362,7 @@ std::string releases_md(const ReleasesOptions& o, const State& s, const std::vec
                       md_escape(n.compare_file));
     for (const auto& x : n.regressions) md += "  - " + md_escape(x) + "\n";
     for (const auto& x : n.notes) md += "  - note: " + md_escape(x) + "\n";
+    for (const auto& x : n.packages) md += "  - packages " + md_escape(x) + "\n";
   }
   if (ns.empty()) md += "- one release: nothing to compare\n";
   return md;
@@ -392,6 +397,7 @@ int run_releases(ReleasesOptions o, std::ostream& out, std::ostream& err) {
     out << fmt::format("wmbench releases: {} release(s) of scenario {} on {} -> {}\n", rs.size(), o.run.scenario.name,
                        o.run.scenario.device, s.dir);
     save(s, rs);
+    write_provenance(*s.folder, rs);
     const int run_code = run_all_releases(o, s, rs, out, err);
     if (run_code != 0) {
       say_table(s.dir, rs, {}, out);

@@ -7,18 +7,25 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <ostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "io/files.h"
+#include "io/owned.h"
+#include "io/safe_open.h"
 #include "common/interrupt.h"
+#include "common/units.h"
+#include "releases/releases.h"
 #include "releases/torch_version.h"
 #include "tools/python_isolated.h"
 #include "tools/short_command.h"
@@ -30,6 +37,8 @@ namespace {
 
 constexpr uint64_t kNearlyFullBytes = uint64_t{8} << 20;  // less than this free after a failed step: the disk filled
 constexpr const char* kMarker = "wmbench-env.json";  // written last, inside the env, before the rename
+constexpr const char* kReport = "wmbench-install-report.json";  // pip's --report of the install
+constexpr const char* kCpuIndex = "https://download.pytorch.org/whl/cpu";  // PyTorch's CPU-only wheels
 
 bool is_real_dir(const std::string& p) {
   struct stat st;
@@ -87,30 +96,134 @@ std::string default_cache_root() {
                  "environments");
 }
 
+namespace {
+// The cache's folders, from XDG_CACHE_HOME (or ~/.cache) down to envs/: made when missing (one
+// level at a time, 0755), each then checked (io/owned.h): a link owned by another user is not
+// followed, a folder another user owns or can write is refused.
+void make_owned_cache(const std::string& root) {
+  try {
+    check_parent_links(root);
+    const std::string wmbench_dir = root.substr(0, root.find_last_of('/'));
+    const std::string home = wmbench_dir.substr(0, wmbench_dir.find_last_of('/'));
+    if (!home.empty() && !lexists(home)) make_dirs(home);
+    if (!home.empty()) check_owned_dir(home, "the cache's home folder (XDG_CACHE_HOME)");
+    for (const std::string& d : {wmbench_dir, root}) {
+      if (!lexists(d) && ::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST)
+        throw FileError(fmt::format("cannot create {}: {}", d, std::strerror(errno)));
+      check_owned_dir(d, "the environment cache's folder");
+    }
+  } catch (const FileError& e) {
+    throw EnvError(fmt::format("the environment cache {}: {}; give this run a cache of its own with XDG_CACHE_HOME=DIR",
+                               root, e.what()));
+  }
+}
+}  // namespace
+
 EnvCache::EnvCache(std::string root, BasePython base, IndexOptions index, std::string uv, std::ostream& out)
     : root_(std::move(root)), base_(std::move(base)), index_(std::move(index)), uv_(std::move(uv)), out_(out) {
-  try {
-    make_dirs(root_);
-  } catch (const FileError& e) {
-    throw EnvError(fmt::format("the environment cache {}: {}", root_, e.what()));
-  }
-  if (!is_real_dir(root_))
-    throw EnvError(fmt::format("the environment cache {} is not a folder (a link or a file is not followed)", root_));
+  make_owned_cache(root_);
+  use_cpu_wheels_without_gpu();
+}
+
+// On Linux, pip's default index (PyPI) gives CUDA wheels: torch and the nvidia-* wheels, ~2.8 GB per
+// release. Where there is no NVIDIA GPU (no driver: /dev/nvidiactl, /proc/driver/nvidia) and
+// nothing chose an index (no index option, no PIP_*/UV_* index variable, no index in pip.conf),
+// PyTorch's CPU index is used instead (~200 MB), and said.
+void EnvCache::use_cpu_wheels_without_gpu() {
+#ifdef __linux__
+  if (!index_.args.empty() || lexists("/dev/nvidiactl") || lexists("/proc/driver/nvidia")) return;
+  for (const char* v : {"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "UV_INDEX_URL",
+                        "UV_DEFAULT_INDEX", "UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_NO_INDEX", "UV_TORCH_BACKEND"})
+    if (const char* val = std::getenv(v); val && *val) return;
+  if (pip_config_.empty()) pip_config_ = pip_index_config();
+  if (pip_config_ != std::vector<std::string>{"-"}) return;
+  index_.args.emplace_back("--index-url", kCpuIndex);
+  out_ << fmt::format("no NVIDIA GPU here and no index chosen: CPU wheels from {} (PyPI's Linux wheels are CUDA's, ~2.8 GB "
+                      "per release); give --index-url to choose another\n",
+                      kCpuIndex);
+#endif
 }
 
 EnvCache::~EnvCache() {
   for (int fd : lock_fds_) ::close(fd);  // the locks go with the fds
 }
 
+namespace {
+// FNV-1a, 64 bits: a short, stable name for an identity (not a defence: the identity itself is
+// compared on every reuse).
+std::string short_hash(const std::string& s) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return fmt::format("{:08x}", static_cast<uint32_t>(h ^ (h >> 32)));
+}
+
+// The variables through which pip (PIP_*) and uv (UV_*) choose an index besides the command line:
+// they change where torch comes from, so they are part of an env's identity.
+std::vector<std::string> index_variables(const std::string& installer) {
+  static const char* const kPip[] = {"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_PRE"};
+  static const char* const kUv[] = {"UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_DEFAULT_INDEX", "UV_FIND_LINKS",
+                                    "UV_NO_INDEX", "UV_INDEX_STRATEGY", "UV_TORCH_BACKEND", "UV_PRERELEASE"};
+  std::vector<std::string> v;
+  auto add = [&](const char* n) {
+    if (const char* val = std::getenv(n); val && *val) v.push_back(fmt::format("{}={}", n, std::string(val).substr(0, 4096)));
+  };
+  for (const char* n : kPip) add(n);  // uv is given pip's as its own options (uv_index_args)
+  if (installer == "uv")
+    for (const char* n : kUv) add(n);
+  return v;
+}
+}  // namespace
+
+std::string EnvCache::installer() const { return uv_.empty() ? "pip" : "uv"; }
+
+nlohmann::json EnvCache::identity() const {
+  if (pip_config_.empty()) pip_config_ = pip_index_config();
+  return {{"installer", installer()},
+          {"index", index_.argv()},
+          {"index_variables", index_variables(installer())},
+          {"pip_config", pip_config_},
+          {"python", base_.tag()},
+          {"free_threaded", base_.free_threaded},
+          {"machine", base_.machine}};
+}
+
+// torch-2.12-py3.11-x86_64-pip-1a2b3c4d: the request, the Python (3.13t when free-threaded), the
+// machine, the installer, and a hash of where it installs from (identity()).
 std::string EnvCache::key_for(const std::string& version) const {
-  return fmt::format("torch-{}-py{}-{}", file_safe(version), base_.version_xy, base_.machine);
+  return fmt::format("torch-{}-py{}-{}-{}-{}", file_safe(version), base_.tag(), base_.machine, installer(),
+                     short_hash(identity().dump()));
+}
+
+// The index settings of pip's own configuration files (pip.conf, PIP_CONFIG_FILE), as `pip config
+// list` prints them ("global.index-url='https://...'"); {"-"} when it cannot be asked.
+std::vector<std::string> EnvCache::pip_index_config() const {
+  const CommandOutput r = run_short_command(isolated_python_argv(base_.path, {"-m", "pip", "config", "list"}), 60, "/dev/null",
+                                            isolated_python_env(current_environment()), kPythonCwd);
+  std::vector<std::string> v;
+  if (!r.ok()) return {"-"};
+  size_t start = 0;
+  while (start < r.out.size() && v.size() < 64) {
+    size_t nl = r.out.find('\n', start);
+    const std::string line = r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    for (const char* k : {"index-url", "extra-index-url", "find-links", "no-index", ".pre="})
+      if (line.find(k) != std::string::npos) {
+        v.push_back(line.substr(0, 4096));
+        break;
+      }
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  if (v.empty()) v.push_back("-");
+  return v;
 }
 
 int EnvCache::lock_file(const std::string& key) {
   const std::string path = root_ + "/" + key + ".lock";
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) throw EnvError(fmt::format("cannot open the lock {}: {}", path, std::strerror(errno)));
-  return fd;
+  try {
+    return open_owned_file(path, O_RDWR | O_CREAT, false);
+  } catch (const FileError& e) {
+    throw EnvError(fmt::format("the lock of the cached environment {}: {}", key, e.what()));
+  }
 }
 
 namespace {
@@ -129,14 +242,27 @@ void say_holder(int fd, const std::string& what) {
   if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, s.data(), s.size(), 0);
 }
 
-bool env_complete(const std::string& dir, const std::string& key) {
-  if (!is_real_dir(dir)) return false;
+// "" when `dir` is a complete env of `key` made for `identity`; else why not.
+std::string why_incomplete(const std::string& dir, const std::string& key, const nlohmann::json& identity) {
+  if (!is_real_dir(dir)) return "not a folder";
+  nlohmann::json m;
   try {
-    const nlohmann::json m = read_json_file(dir + "/" + kMarker, 1 << 20);
-    return m.is_object() && m.value("key", "") == key && lexists(dir + "/bin/python");
+    m = read_json_file(dir + "/" + kMarker, 64 << 20);
   } catch (const std::exception&) {
-    return false;
+    return fmt::format("no readable {}", kMarker);
   }
+  if (!m.is_object() || m.value("key", "") != key) return fmt::format("its {} names another key", kMarker);
+  if (!m.contains("identity") || m["identity"] != identity)
+    return fmt::format("it was made by another installer, index or Python than this run's ({} says {})", kMarker,
+                       m.contains("identity") ? m["identity"].dump() : "nothing");
+  struct stat st;
+  if (!lexists(dir + "/bin/python")) return "it has no bin/python";
+  if (::stat((dir + "/bin/python").c_str(), &st) != 0) {
+    std::error_code ec;
+    const auto target = fs::read_symlink(dir + "/bin/python", ec);
+    return fmt::format("its interpreter {} is gone", ec ? dir + "/bin/python" : target.string());
+  }
+  return "";
 }
 
 // Leftovers of builds that died (kill -9, a power cut): removed while the exclusive lock is held,
@@ -155,45 +281,145 @@ ReadyEnv EnvCache::get(const std::string& version, bool refresh) {
   env.key = key_for(version);
   env.dir = root_ + "/" + env.key;
   env.python = env.dir + "/bin/python";
-  env.installer = uv_.empty() ? "pip" : "uv";
+  env.installer = installer();
+  env.identity = identity();
   if (lexists(env.dir) && !is_real_dir(env.dir))
     throw EnvError(fmt::format("{} is not a folder wmbench made (a link or a file): remove it", env.dir));
   const int fd = lock_file(env.key);
   lock_fds_.push_back(fd);
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    // Someone holds it: a user (shared) of a complete env, or its maker (exclusive).
-    if (::flock(fd, LOCK_SH | LOCK_NB) != 0)
-      throw EnvError(fmt::format("the cached environment {} is being made by {} (lock {}.lock); wait for that run to "
-                                 "end, or give this run a cache of its own with XDG_CACHE_HOME=DIR",
-                                 env.dir, holder_of(fd), env.dir));
-    if (refresh || !env_complete(env.dir, env.key))
+  if (!lock_or_wait(fd, env)) {
+    // Someone else uses it (shared): a complete env is used beside them, nothing is remade.
+    const std::string why = refresh ? "" : why_incomplete(env.dir, env.key, identity());
+    if (refresh || !why.empty())
       throw EnvError(fmt::format("the cached environment {} is in use by another wmbench (lock {}.lock), so it cannot be "
-                                 "{} now; wait for that run to end, or give this run a cache of its own with "
+                                 "{} now{}; wait for that run to end, or give this run a cache of its own with "
                                  "XDG_CACHE_HOME=DIR",
-                                 env.dir, env.dir, refresh ? "remade (--refresh)" : "made"));
+                                 env.dir, env.dir, refresh ? "remade (--refresh)" : "made", why.empty() ? "" : " (" + why + ")"));
   } else {
     say_holder(fd, "making or checking " + env.key);
     remove_leftovers(root_, env.key);
-    if (lexists(env.dir) && !env_complete(env.dir, env.key)) {
-      out_ << fmt::format("  {}: not a complete environment (no {}): made again\n", env.dir, kMarker);
-      refresh = true;
-    }
+    if (lexists(env.dir) && !refresh)
+      if (const std::string why = why_incomplete(env.dir, env.key, identity()); !why.empty()) {
+        out_ << fmt::format("  {}: not used as it is ({}): made again\n", env.dir, why);
+        refresh = true;
+      }
     if (refresh || !lexists(env.dir)) {
       make(env.key, version, env.dir);
       env.made_now = true;
+      try {
+        const nlohmann::json m = read_json_file(env.dir + "/" + kMarker, 64 << 20);
+        if (m.contains("wheels") && m["wheels"].is_array()) env.wheels = m["wheels"];
+      } catch (const std::exception&) {
+      }
     }
     say_holder(fd, "using " + env.key);
     ::flock(fd, LOCK_SH);  // converted: others may use it now, nobody may remake it
   }
+  if (!env.made_now) {
+    // A cached env is run as this user (root, often): only when nobody else could have changed a file of it.
+    try {
+      check_owned_tree(env.dir, "the cached environment");
+    } catch (const FileError& e) {
+      throw EnvError(fmt::format("{}; remove it, or remake it with --refresh {}", e.what(), version));
+    }
+  }
   env.torch = probe_torch(env.python);
+  if (!env.made_now) say_newer(version, env.torch.torch_version, env.dir);
   if (!env.made_now) {
     try {
-      const nlohmann::json m = read_json_file(env.dir + "/" + kMarker, 1 << 20);
+      const nlohmann::json m = read_json_file(env.dir + "/" + kMarker, 64 << 20);
       env.installer = m.value("installer", env.installer);
+      if (m.contains("wheels") && m["wheels"].is_array()) env.wheels = m["wheels"];
     } catch (const std::exception&) {
     }
   }
   return env;
+}
+
+namespace {
+std::string without_local(const std::string& v) { return v.substr(0, v.find('+')); }
+
+// "Available versions: 2.12.1, 2.12.0" of `pip index versions`: the versions listed.
+std::vector<std::string> listed_versions(const std::string& out) {
+  std::vector<std::string> v;
+  const std::string marker = "Available versions:";
+  const size_t at = out.find(marker);
+  if (at == std::string::npos) return v;
+  const size_t end = out.find('\n', at);
+  std::string list = out.substr(at + marker.size(), end == std::string::npos ? std::string::npos : end - at - marker.size());
+  size_t start = 0;
+  while (start < list.size() && v.size() < 4096) {
+    size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(" \r") + 1);
+    if (version_problem(item).empty()) v.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return v;
+}
+}  // namespace
+
+// A cached "2.12" is the newest 2.12.x of the day it was made: whether the index has a newer
+// matching release now, asked where it is cheap (pip's `index versions`: one page of the index, no
+// download, bounded in time) and said plainly; a failure to ask is said too, never taken for "no".
+void EnvCache::say_newer(const std::string& version, const std::string& have, const std::string& dir) {
+  if (installer() != "pip") {
+    out_ << fmt::format("  release {}: whether the index has a newer match than torch {} was not asked (uv has no "
+                        "`index versions`); --refresh {} takes the newest\n",
+                        version, have, version);
+    return;
+  }
+  std::vector<std::string> a = {"-m", "pip", "index", "versions", "torch", "--disable-pip-version-check", "--retries", "0",
+                                "--timeout", "10"};
+  if (version.find_first_of("abcdr") != std::string::npos) a.push_back("--pre");  // a dev, aN, bN or rcN request
+  const auto idx = index_.argv();
+  a.insert(a.end(), idx.begin(), idx.end());
+  const CommandOutput r = run_short_command(isolated_python_argv(base_.path, a), 30, "/dev/null",
+                                            isolated_python_env(current_environment()), kPythonCwd);
+  const std::vector<std::string> listed = listed_versions(r.out);
+  if (listed.empty()) {
+    out_ << fmt::format("  release {}: could not ask {} whether it has a newer torch than {} ({})\n", version,
+                        index_.describe(), have, r.ok() ? "no versions listed" : r.failure());
+    return;
+  }
+  std::string newest;
+  for (const auto& v : listed)
+    if (version_matches(version, v) && (newest.empty() || compare_versions(without_local(v), without_local(newest)) > 0))
+      newest = v;
+  if (!newest.empty() && compare_versions(without_local(newest), without_local(have)) > 0)
+    out_ << fmt::format("  release {}: NEWER RELEASE: {} now has torch {}; the cached environment {} has {} (made "
+                        "earlier); this run uses {}; --refresh {} takes {}\n",
+                        version, index_.describe(), newest, dir, have, have, version, newest);
+}
+
+// True with the lock exclusive (nobody else holds it), false with it shared (others use the env).
+// While another run makes the env (exclusive), this one waits, bounded by lock_wait_s_ and
+// interruptible, then looks again: the maker may have made it, or failed and left it to be made.
+bool EnvCache::lock_or_wait(int fd, const ReadyEnv& env) {
+  const auto start = std::chrono::steady_clock::now();
+  bool said = false;
+  for (;;) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
+    if (::flock(fd, LOCK_SH | LOCK_NB) == 0) return false;
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited >= lock_wait_s_)
+      throw EnvError(fmt::format("the cached environment {} is being made by {} (lock {}.lock); waited {}, the most "
+                                 "--lock-wait allows; wait for that run to end, or give this run a cache of its own with "
+                                 "XDG_CACHE_HOME=DIR",
+                                 env.dir, holder_of(fd), env.dir, format_duration(waited)));
+    if (!said) {
+      out_ << fmt::format("  {} is being made by {}: waiting for it (at most {}, --lock-wait)\n", env.dir, holder_of(fd),
+                          format_duration(lock_wait_s_));
+      out_.flush();
+      said = true;
+    }
+    if (const int sig = interrupt_signal())
+      throw EnvError(fmt::format("interrupted by {} while waiting for {}", signal_name(sig), env.dir), 128 + sig);
+    struct pollfd p = {interrupt_fd(), POLLIN, 0};
+    ::poll(&p, interrupt_fd() >= 0 ? 1 : 0, 200);
+  }
 }
 
 void EnvCache::run_step(const std::vector<std::string>& argv, const std::string& log, const std::string& tmp,
@@ -201,15 +427,25 @@ void EnvCache::run_step(const std::vector<std::string>& argv, const std::string&
   SpawnOptions so;
   so.argv = argv;
   so.env = isolated_python_env(current_environment());
-  so.stderr_path = log;  // stdout stays the terminal's: pip's progress while a wheel downloads
   so.cwd = kPythonCwd;
+  // The log in the cache: never through a planted link or hard link, emptied only once checked.
+  int log_fd = -1;
+  try {
+    log_fd = open_owned_file(log, O_WRONLY | O_CREAT, true);
+  } catch (const FileError& e) {
+    remove_tree(tmp);
+    throw EnvError(fmt::format("{}: the install log: {}", step, e.what()));
+  }
+  so.stderr_fd = log_fd;  // stdout stays the terminal's: pip's progress while a wheel downloads
   Child c;
   try {
     c = spawn_child(so);
   } catch (const SpawnError& e) {
+    ::close(log_fd);
     remove_tree(tmp);
     throw EnvError(fmt::format("{}: cannot start {}: {}", step, argv[0], e.what()));
   }
+  ::close(log_fd);
   std::optional<ExitStatus> st;
   while (!(st = try_reap(c.pid))) {
     if (const int sig = interrupt_signal()) {
@@ -226,7 +462,7 @@ void EnvCache::run_step(const std::vector<std::string>& argv, const std::string&
   if (st->code && *st->code == 0) return;
   std::string text;
   try {
-    text = read_file(log, 1 << 20);
+    text = read_file(log, 1 << 20, false);
   } catch (const std::exception&) {
   }
   // A full disk does not always say so (venv's ensurepip only says it failed): what is left is asked
@@ -236,7 +472,7 @@ void EnvCache::run_step(const std::vector<std::string>& argv, const std::string&
                     static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize < kNearlyFullBytes;
   remove_tree(tmp);
   const std::string why = explain_install_failure(text.size() > 65536 ? text.substr(text.size() - 65536) : text, what,
-                                                  index_.describe(), step, full);
+                                                  index_.describe(), step, full, base_.words());
   throw EnvError(fmt::format("{} ({}; its whole output: {}); the half-made environment was removed, nothing was cached",
                              why, st->code ? fmt::format("exit {}", *st->code) : "killed by " + signal_name(st->signal.value_or(0)),
                              log));
@@ -275,9 +511,12 @@ TorchFacts checked_torch(const std::string& py, const std::string& version, cons
 }
 
 // The env's marker (wmbench-env.json): what was asked, how it was made, and the torch it imports.
-nlohmann::json env_marker(const std::string& key, const std::string& version, const std::string& req, const char* installer,
-                          const BasePython& base, const IndexOptions& index, const TorchFacts& t) {
+nlohmann::json env_marker(const std::string& key, const std::string& version, const std::string& req, const std::string& installer,
+                          const BasePython& base, const IndexOptions& index, const TorchFacts& t, const nlohmann::json& identity) {
   return {{"key", key},
+          {"identity", identity},
+          {"variant", t.variant()},
+          {"torch_cuda", t.cuda},
           {"request", version},
           {"requirement", req},
           {"installer", installer},
@@ -317,6 +556,93 @@ void move_into_place(const std::string& root, const std::string& key, const std:
 }
 }  // namespace
 
+// uv is not pip: it reads neither pip.conf nor PIP_*, takes the first index that has a package
+// (--index-strategy first-index), and has no --report. What pip would have used is passed as its
+// equivalent and said: the index options as given; with none, pip's configured index (PIP_INDEX_URL,
+// PIP_EXTRA_INDEX_URL, pip.conf's index-url/extra-index-url) as --index-url/--extra-index-url; with
+// an extra index, --index-strategy unsafe-best-match (pip's rule: the best version of any index).
+std::vector<std::string> EnvCache::uv_index_args() const {
+  std::vector<std::string> v = index_.argv();
+  if (index_.args.empty()) {
+    auto from = [&](const std::string& flag, const std::string& value) {
+      if (!value.empty() && value[0] != '-') v.insert(v.end(), {flag, value});
+    };
+    const char* env_index = std::getenv("PIP_INDEX_URL");
+    const char* env_extra = std::getenv("PIP_EXTRA_INDEX_URL");
+    from("--index-url", env_index ? env_index : "");
+    from("--extra-index-url", env_extra ? env_extra : "");
+    for (const auto& line : pip_config_.empty() ? pip_index_config() : pip_config_) {
+      // global.index-url='https://...'
+      const size_t eq = line.find("='");
+      if (eq == std::string::npos || line.size() < eq + 3) continue;
+      const std::string key = line.substr(0, eq), value = line.substr(eq + 2, line.size() - eq - 3);
+      const std::string name = key.substr(key.find('.') == std::string::npos ? 0 : key.find('.') + 1);
+      if (name == "index-url" && !env_index) from("--index-url", value);
+      if (name == "extra-index-url" && !env_extra) from("--extra-index-url", value);
+    }
+    if (!v.empty())
+      out_ << fmt::format("  uv reads neither pip.conf nor PIP_*: passing pip's configured index to it: {}\n",
+                          fmt::format("{}", fmt::join(v, " ")));
+  }
+  if (std::find(v.begin(), v.end(), "--extra-index-url") != v.end() && !std::getenv("UV_INDEX_STRATEGY")) {
+    v.insert(v.end(), {"--index-strategy", "unsafe-best-match"});
+    out_ << "  uv: --index-strategy unsafe-best-match, pip's rule for several indexes (the best version of any)\n";
+  }
+  return v;
+}
+
+namespace {
+// The wheels of pip's dry-run report and their sizes: a local file's size, else the index's
+// Content-Length (one HEAD request each, bounded); prints "COUNT BYTES UNKNOWN" and one line per wheel.
+constexpr const char* kSizes =
+    "import json, os, sys, urllib.parse, urllib.request\n"
+    "r = json.load(open(sys.argv[1]))\n"
+    "total, unknown, lines = 0, 0, []\n"
+    "for item in r.get('install', []):\n"
+    "    url = (item.get('download_info') or {}).get('url', '')\n"
+    "    n = None\n"
+    "    try:\n"
+    "        u = urllib.parse.urlparse(url)\n"
+    "        if u.scheme == 'file':\n"
+    "            n = os.path.getsize(urllib.parse.unquote(u.path))\n"
+    "        elif u.scheme in ('http', 'https'):\n"
+    "            with urllib.request.urlopen(urllib.request.Request(url, method='HEAD'), timeout=10) as h:\n"
+    "                n = int(h.headers.get('Content-Length'))\n"
+    "    except Exception:\n"
+    "        n = None\n"
+    "    if n is None: unknown += 1\n"
+    "    else: total += n\n"
+    "    lines.append('%s %s' % (n if n is not None else '?', url.rsplit('/', 1)[-1][:200]))\n"
+    "print(len(lines), total, unknown)\n"
+    "print('\\n'.join(lines))\n";
+}  // namespace
+
+// Before a download: what pip would fetch and how large (pip's `install --dry-run --report`, then
+// each wheel's size), said, so that a 2.8 GB CUDA wheel set is never a surprise. A failure to ask
+// is said and the install goes on (the install itself then says what is wrong).
+void EnvCache::say_download_size(const std::vector<std::string>& pip_argv, const std::string& tmp, const std::string& what) {
+  const std::string report = tmp + "/wmbench-dry-run.json";
+  std::vector<std::string> a = pip_argv;
+  a.insert(a.end(), {"--dry-run", "--quiet", "--report", report});
+  const CommandOutput r = run_short_command(isolated_python_argv(base_.path, a), 300, "/dev/null",
+                                            isolated_python_env(current_environment()), kPythonCwd);
+  if (!r.ok() || !lexists(report)) {
+    out_ << fmt::format("  the download size of {} could not be asked first (pip --dry-run: {})\n", what, r.failure());
+    return;
+  }
+  const CommandOutput z = run_short_command(isolated_python_argv(base_.path, {"-c", kSizes, report}), 120, "/dev/null",
+                                            isolated_python_env(current_environment()), kPythonCwd);
+  ::unlink(report.c_str());
+  unsigned long long count = 0, total = 0, unknown = 0;
+  if (!z.ok() || std::sscanf(z.out.c_str(), "%llu %llu %llu", &count, &total, &unknown) != 3) {
+    out_ << fmt::format("  the download size of {} could not be read ({})\n", what, z.failure());
+    return;
+  }
+  out_ << fmt::format("  to download for {}: {} wheel(s), {}{}\n", what, count, format_size(total),
+                      unknown ? fmt::format(" and {} of unknown size", unknown) : "");
+  out_.flush();
+}
+
 void EnvCache::make(const std::string& key, const std::string& version, const std::string& final_dir) {
   const std::string tmp = fmt::format("{}/.tmp-{}-{}", root_, key, ::getpid());
   const std::string log = fmt::format("{}/{}.install.log", root_, key);
@@ -337,6 +663,9 @@ void EnvCache::make(const std::string& key, const std::string& version, const st
       run_step(isolated_python_argv(base_.path, {"-m", "venv", "--without-pip", tmp}), log, tmp, what,
                fmt::format("{} -m venv", base_.path));
       pip.insert(pip.begin(), {"-m", "pip", "--python", py});
+      say_download_size(pip, tmp, what);
+      // What was installed, each wheel's file and sha256 (pip 22.2+'s report), kept in the marker.
+      pip.insert(pip.end(), {"--report", tmp + "/" + kReport});
       run_step(isolated_python_argv(base_.path, pip), log, tmp, what, "pip install " + req);
     } else {
       run_step(isolated_python_argv(base_.path, {"-m", "venv", tmp}), log, tmp, what, fmt::format("{} -m venv", base_.path));
@@ -346,13 +675,23 @@ void EnvCache::make(const std::string& key, const std::string& version, const st
   } else {
     run_step({uv_, "venv", "--python", base_.path, tmp}, log, tmp, what, "uv venv");
     std::vector<std::string> pip = {uv_, "pip", "install", "--python", py, req};
-    const auto idx = index_.argv();
+    const auto idx = uv_index_args();
     pip.insert(pip.end(), idx.begin(), idx.end());
     run_step(pip, log, tmp, what, "uv pip install " + req);
   }
   // The import check: the torch it imports is the one asked for.
   const TorchFacts t = checked_torch(py, version, what, tmp);
-  write_marker(tmp, env_marker(key, version, req, uv_.empty() ? "pip" : "uv", base_, index_, t), what);
+  nlohmann::json marker = env_marker(key, version, req, installer(), base_, index_, t, identity());
+  marker["wheels"] = nullptr;  // unknown: uv gives no report, nor pip before 22.3 here
+  if (lexists(tmp + "/" + kReport)) {
+    try {
+      marker["wheels"] = wheels_from_report(read_json_file(tmp + "/" + kReport, 64 << 20));
+    } catch (const std::exception& e) {
+      out_ << fmt::format("  warning: pip's install report of {} could not be read ({}): its wheels are not recorded\n", what,
+                          e.what());
+    }
+  }
+  write_marker(tmp, marker, what);
   if (const int sig = interrupt_signal()) {
     remove_tree(tmp);
     throw EnvError(fmt::format("interrupted by {} before {} was cached; it was removed", signal_name(sig), what), 128 + sig);

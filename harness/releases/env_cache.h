@@ -7,8 +7,8 @@
 // env is built in a temporary folder beside the cache's envs and renamed into place only after
 // the install and an `import torch` of the asked release succeeded: a failed, interrupted or
 // partial install is removed, never cached. A lock per env (flock on <key>.lock: exclusive while
-// it is made, shared while a run uses it) keeps two runs sharing the cache apart: the second is
-// refused with exit 2, naming the env and the pid that holds it.
+// it is made, shared while a run uses it) keeps two runs sharing the cache apart: the second waits
+// while the first makes the env (bounded: --lock-wait), then uses it or makes it.
 #pragma once
 
 #include <iosfwd>
@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace wmb::releases {
 
@@ -46,6 +48,14 @@ struct TorchFacts {
   std::string torch_file;      // torch.__file__
   std::string dist_version;    // importlib.metadata's version of the "torch" distribution ("" when none)
   std::string dist_location;   // where that distribution is installed
+  std::string cuda;            // torch.version.cuda ("" for a build without CUDA)
+  std::string platform;        // sys.platform: "linux", "darwin"
+  std::string cuda_available, mps_available;  // "1", "0", "0: Error: why" (the call raised), "" (not asked)
+  // "" when this torch can run `device` (cuda, mps; any other: ""), else why not, naming the call.
+  std::string unavailable(const std::string& device) const;
+  // The build: the local part of the version ("cpu", "cu130"), else "cu<digits>" for a CUDA
+  // build without one (PyPI's Linux wheels), else "default" (macOS's, PyPI's CPU builds elsewhere).
+  std::string variant() const;
 };
 // Imports torch under `python` (isolated: -I, cwd "/", no PYTHON* variables), bounded in time.
 // Throws EnvError naming the interpreter and what failed.
@@ -55,6 +65,11 @@ TorchFacts probe_torch(const std::string& python, double timeout_s = 120);
 // x86_64 under Rosetta are different envs). Throws EnvError.
 struct BasePython {
   std::string path, version_xy, machine;
+  bool free_threaded = false;  // a free-threaded build (3.13t: Py_GIL_DISABLED), whose wheels are cp313t
+  // "3.11", "3.13t": the Python part of an env's key
+  std::string tag() const { return version_xy + (free_threaded ? "t" : ""); }
+  // "Python 3.11 (cp311) on x86_64": the words for what a wheel must fit
+  std::string words() const;
 };
 BasePython probe_base_python(const std::string& python);
 
@@ -65,8 +80,10 @@ std::string default_cache_root();
 // the version is not there (with the versions it has), the disk filled, no venv in that Python;
 // `what` is the requirement, `where` the index options in words; `disk_nearly_full`: the cache's
 // disk had (almost) nothing free after the step failed. Pure (unit-tested).
+// `python`: "Python 3.11 (cp311) on x86_64", named where the index has no wheel for it. uv's
+// messages are matched across its line wrapping.
 std::string explain_install_failure(const std::string& log_tail, const std::string& what, const std::string& where,
-                                    const std::string& step, bool disk_nearly_full = false);
+                                    const std::string& step, bool disk_nearly_full = false, const std::string& python = "");
 
 struct ReadyEnv {
   std::string key;     // torch-2.12-py3.11-x86_64
@@ -75,6 +92,8 @@ struct ReadyEnv {
   TorchFacts torch;
   bool made_now = false;
   std::string installer;  // "uv" or "pip"
+  nlohmann::json identity;  // EnvCache::identity() it was made and checked for
+  nlohmann::json wheels;    // the wheels of its install (releases.h: wheels_from_report), null when unknown
 };
 
 class EnvCache {
@@ -85,12 +104,19 @@ class EnvCache {
   EnvCache(const EnvCache&) = delete;
   EnvCache& operator=(const EnvCache&) = delete;
 
+  // What an env is keyed and checked by: the installer, the index options, the index variables
+  // (PIP_*/UV_*) and pip's configured index, the Python (X.Y, free-threaded) and the machine.
+  nlohmann::json identity() const;
+  std::string installer() const;  // "uv" or "pip"
   std::string key_for(const std::string& version) const;
   // The env of torch `version` (torch_version.h's form, checked by the caller): the cached one
   // (verified by importing torch), or a new one (refresh: always new). Holds the env's lock
   // (shared) until this cache is destroyed. Throws EnvError.
   ReadyEnv get(const std::string& version, bool refresh);
   const std::string& root() const { return root_; }
+  // How long get() waits while another run makes the same env (default 30 minutes: a CUDA torch
+  // is ~2.8 GB to download), then refuses naming the pid that holds it.
+  void set_lock_wait(double seconds) { lock_wait_s_ = seconds; }
 
  private:
   int lock_file(const std::string& key);
@@ -103,7 +129,15 @@ class EnvCache {
   IndexOptions index_;
   std::string uv_;
   std::ostream& out_;
+  std::vector<std::string> pip_index_config() const;
+  bool lock_or_wait(int fd, const ReadyEnv& env);
+  std::vector<std::string> uv_index_args() const;
+  void use_cpu_wheels_without_gpu();
+  void say_download_size(const std::vector<std::string>& pip_argv, const std::string& tmp, const std::string& what);
+  void say_newer(const std::string& version, const std::string& have, const std::string& dir);
   std::vector<int> lock_fds_;
+  mutable std::vector<std::string> pip_config_;
+  double lock_wait_s_ = 1800;  // pip_index_config(), asked once
   bool base_pip_checked_ = false, base_pip_python_ = false;
 };
 

@@ -49,8 +49,15 @@ Release from_version(const ReleasesOptions& o, EnvCache& cache, const std::strin
   r.env_key = env.key;
   r.env_dir = env.dir;
   r.installer = env.installer;
+  r.variant = env.torch.variant();
+  r.facts = env.torch;
+  r.packages = installed_packages(env.python);
+  r.packages_known = true;
+  r.wheels = env.wheels;
+  r.index = env.identity.contains("index") ? env.identity["index"] : nlohmann::json(nullptr);
+  r.env_identity = env.identity;
   r.env_made_now = env.made_now;
-  out << fmt::format("  release {}: torch {} (git {}) from {}{}\n", v, r.torch_version,
+  out << fmt::format("  release {}: torch {} ({}, git {}) from {}{}\n", v, r.torch_version, r.variant,
                      r.torch_git_version.empty() ? "?" : r.torch_git_version, r.torch_file,
                      env.made_now ? " (made now)" : " (cached)");
   return r;
@@ -67,6 +74,10 @@ Release from_python(const std::string& given, std::ostream& out) {
   r.torch_git_version = t.git_version;
   r.torch_file = t.torch_file;
   r.python_version = t.python_version;
+  r.variant = t.variant();
+  r.facts = t;
+  r.packages = installed_packages(path);
+  r.packages_known = true;
   out << fmt::format("  --python {}: torch {} from {}\n", given, r.torch_version, r.torch_file);
   return r;
 }
@@ -97,6 +108,18 @@ std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache,
   const bool model = device == "mps-model";
   std::vector<Release> rs;
   for (const auto& e : o.entries) {
+    // The same release asked twice (2.12 2.12, or 2.12.0 after a 2.12 that is 2.12.0, or one
+    // --python twice): one env, one run.
+    const auto same = std::find_if(rs.begin(), rs.end(), [&](const Release& r) {
+      if (r.entry.kind != e.kind) return false;
+      if (e.kind == "version") return e.given == r.entry.given || version_matches(e.given, r.torch_version);
+      return e.given == r.entry.given;
+    });
+    if (same != rs.end()) {
+      out << fmt::format("  release {}: the same as {} (torch {}): made and run once\n", e.given, same->entry.given,
+                         same->torch_version);
+      continue;
+    }
     if (e.kind == "version") {
       if (!cache) throw EnvError("internal: no environment cache for a version");
       rs.push_back(from_version(o, *cache, e.given, out));
@@ -106,7 +129,14 @@ std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache,
       rs.push_back(from_fill(e.given, device, out));
     }
     Release& r = rs.back();
-    if (!model && r.entry.kind != "fill") check_python_child(r.python, device);
+    if (!model && r.entry.kind != "fill") {
+      check_python_child(r.python, device);
+      // Asked of every release before the first fill: a release that cannot run the device is
+      // refused now, not found after the ones before it ran.
+      if (const std::string why = r.facts.unavailable(device); !why.empty())
+        throw EnvError(fmt::format("release {} (torch {} under {}): {}: it cannot run device {} here; nothing was run",
+                                   e.given, r.torch_version, r.python, why, device));
+    }
     if (model) {
       if (o.model_revision_given) {
         r.model_revision = o.run.model_revision;
@@ -114,10 +144,11 @@ std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache,
       } else {
         r.model_revision = mpsmodel::revision_for_torch(r.torch_version);
         if (r.model_revision.empty())
-          throw EnvError(fmt::format("release {}: torch \"{}\" has no MAJOR.MINOR to choose a model revision by; give "
-                                     "--model-revision",
-                                     e.given, r.torch_version));
+          throw EnvError(fmt::format("release {}: {}; give --model-revision to model it with a revision you choose", e.given,
+                                     mpsmodel::revision_gap(r.torch_version)));
         r.model_revision_from = "table";
+        r.model_revision_note = mpsmodel::revision_note(r.torch_version);
+        if (!r.model_revision_note.empty()) out << "  note: release " << e.given << ": " << r.model_revision_note << "\n";
       }
     }
   }
@@ -133,6 +164,20 @@ std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache,
   return rs;
 }
 
+std::string identity_change(const Release& recorded, const Release& now) {
+  auto differs = [](const std::string& a, const std::string& b) { return !a.empty() && a != b; };
+  if (recorded.torch_version != now.torch_version) return fmt::format("torch {}, the folder ran {}", now.torch_version, recorded.torch_version);
+  if (differs(recorded.torch_git_version, now.torch_git_version))
+    return fmt::format("torch {} of git {}, the folder ran git {} (another wheel of that version)", now.torch_version,
+                       now.torch_git_version.empty() ? "?" : now.torch_git_version, recorded.torch_git_version);
+  if (differs(recorded.variant, now.variant))
+    return fmt::format("the {} build of torch {}, the folder ran the {} build", now.variant, now.torch_version, recorded.variant);
+  if (differs(recorded.python_version, now.python_version))
+    return fmt::format("torch {} under Python {}, the folder ran it under Python {}", now.torch_version, now.python_version,
+                       recorded.python_version);
+  return "";
+}
+
 nlohmann::json to_json(const Release& r) {
   auto opt = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
   return {{"request", {{"kind", r.entry.kind}, {"given", r.entry.given}}},
@@ -144,10 +189,14 @@ nlohmann::json to_json(const Release& r) {
           {"fill", opt(r.fill)},
           {"env", r.env_key.empty() ? nlohmann::json(nullptr)
                                     : nlohmann::json{{"key", r.env_key}, {"dir", r.env_dir}, {"installer", r.installer},
+                                                     {"identity", r.env_identity},
                                                      {"made_by_this_session", r.env_made_now}}},
+          {"variant", opt(r.variant)},
+          {"provenance", provenance_json(r)},
           {"folder", r.folder},
           {"model_revision", opt(r.model_revision)},
           {"model_revision_from", opt(r.model_revision_from)},
+          {"model_revision_note", opt(r.model_revision_note)},
           {"state", r.state},
           {"exit_code", r.exit_code < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.exit_code)}};
 }
@@ -178,6 +227,10 @@ Release release_from_json(const nlohmann::json& j, const std::string& where) {
     throw EnvError(fmt::format("{}: folder \"{}\" is not a plain folder name", where, r.folder));
   r.state = text(j, "state", true);
   r.model_revision = text(j, "model_revision", false);
+  // What the release ran under, compared on --resume (an older file without them compares nothing).
+  r.torch_git_version = text(j, "torch_git_version", false);
+  r.python_version = text(j, "python_version", false);
+  r.variant = text(j, "variant", false);
   r.model_revision_from = text(j, "model_revision_from", false);
   return r;
 }

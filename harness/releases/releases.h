@@ -20,11 +20,13 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "io/files.h"
 #include "releases/env_cache.h"
 #include "runner/runner.h"
 
@@ -45,6 +47,8 @@ struct ReleasesOptions {
   bool model_revision_given = false;   // --model-revision: it wins over the table
   std::string resume_dir;              // a releases folder to finish
   double tolerance_pct = 5.0;
+  double lock_wait_s = 1800;           // --lock-wait: while another run makes the same env
+  std::string installer = "auto";      // --installer: pip, uv, or auto (uv when it is on PATH)
 };
 
 struct Release {
@@ -53,9 +57,19 @@ struct Release {
   std::string python;  // the interpreter whose torch this is ("" for a --fill)
   std::string fill;    // a --fill entry's program
   std::string env_key, env_dir, installer;
+  std::string variant;           // TorchFacts::variant(): cpu, cu130, default
+  nlohmann::json env_identity;   // EnvCache::identity() of its env (null for --python/--fill)
+  TorchFacts facts;              // what its interpreter imported (--python and versions)
+  // Provenance (provenance.cpp): every distribution its interpreter sees, the wheels its env was
+  // made from (pip's --report: file names, sha256; null when unknown: uv, an older env), the index.
+  bool packages_known = false;
+  std::map<std::string, std::string> packages;
+  nlohmann::json wheels;  // array or null
+  nlohmann::json index;   // the index options (array), null for --python/--fill
   bool env_made_now = false;
   std::string folder;  // its result folder's name in the releases folder
   std::string model_revision, model_revision_from;  // mps-model only
+  std::string model_revision_note;  // mpsmodel::revision_note: what the table does not say about it
   std::string state = "planned";  // planned, running, done, failed, refused, interrupted
   int exit_code = -1;
 };
@@ -65,6 +79,19 @@ struct Release {
 std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache, std::ostream& out);
 nlohmann::json to_json(const Release& r);
 Release release_from_json(const nlohmann::json& j, const std::string& where);  // throws EnvError
+// "" when `now` is the release `recorded` ran (torch version, git, variant, Python); else what differs.
+std::string identity_change(const Release& recorded, const Release& now);
+
+// provenance.cpp
+std::map<std::string, std::string> installed_packages(const std::string& python);  // throws EnvError
+nlohmann::json wheels_from_report(const nlohmann::json& pip_report);  // [{name, version, file, url, sha256}]
+std::string freeze_text(const std::map<std::string, std::string>& packages);  // "name==version\n", sorted
+// "bumped: torch 2.11.0 -> 2.12.0", "added: x 1.0", "removed: y 2.0" (empty when the same)
+std::vector<std::string> package_changes(const std::map<std::string, std::string>& base,
+                                         const std::map<std::string, std::string>& now);
+nlohmann::json provenance_json(const Release& r);  // null when its packages are not known (a --fill)
+// provenance/<folder>.txt of each release (its freeze), in the releases folder. Throws EnvError (exit 1).
+void write_provenance(const Folder& dir, const std::vector<Release>& rs);
 
 // verdict.cpp
 struct Neighbour {
@@ -73,6 +100,7 @@ struct Neighbour {
   int exit_code = 0;                  // compare's: 0, 1, 3
   std::vector<std::string> regressions;  // "setting high-0.8: max allowed 1.00 GiB -> 768.00 MiB (...)"
   std::vector<std::string> notes;
+  std::vector<std::string> packages;  // package_changes() between the two releases' environments
   std::string compare_file;           // compare-<base>-to-<new>.md
 };
 // Compares each done release with the done release before it; writes each comparison's Markdown

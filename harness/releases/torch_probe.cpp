@@ -24,6 +24,14 @@ constexpr const char* kTorchProbe =
     "    out['torch'] = str(getattr(torch, '__version__', ''))\n"
     "    out['git'] = str(getattr(getattr(torch, 'version', None), 'git_version', '') or '')\n"
     "    out['file'] = str(getattr(torch, '__file__', '') or '')\n"
+    "    out['cuda'] = str(getattr(getattr(torch, 'version', None), 'cuda', '') or '')\n"
+    "    out['platform'] = sys.platform\n"
+    "    for name, ask in (('cuda_available', lambda: torch.cuda.is_available()),\n"
+    "                      ('mps_available', lambda: torch.backends.mps.is_available())):\n"
+    "        try:\n"
+    "            out[name] = '1' if ask() else '0'\n"
+    "        except Exception as e:\n"
+    "            out[name] = '0: %s: %s' % (type(e).__name__, e)\n"
     "    try:\n"
     "        import importlib.metadata as md\n"
     "        d = md.distribution('torch')\n"
@@ -72,13 +80,45 @@ TorchFacts probe_torch(const std::string& python, double timeout_s) {
   f.torch_file = text_of(j, "file");
   f.dist_version = text_of(j, "dist");
   f.dist_location = text_of(j, "dist_location");
+  f.cuda = text_of(j, "cuda");
+  f.platform = text_of(j, "platform");
+  f.cuda_available = text_of(j, "cuda_available");
+  f.mps_available = text_of(j, "mps_available");
   if (f.torch_version.empty()) throw EnvError(fmt::format("{}: torch imported but has no __version__", python));
   return f;
 }
 
+std::string TorchFacts::unavailable(const std::string& device) const {
+  const std::string& said = device == "cuda" ? cuda_available : device == "mps" ? mps_available : "1";
+  if (said == "1") return "";
+  const char* call = device == "cuda" ? "torch.cuda.is_available()" : "torch.backends.mps.is_available()";
+  if (said.empty()) return fmt::format("{} could not be asked", call);
+  return fmt::format("{} is False{}", call, said.size() > 3 ? " (" + said.substr(3) + ")" : "");
+}
+
+std::string TorchFacts::variant() const {
+  if (const size_t plus = torch_version.find('+'); plus != std::string::npos && plus + 1 < torch_version.size())
+    return torch_version.substr(plus + 1);
+  if (!cuda.empty()) {
+    std::string digits;
+    for (char c : cuda)
+      if (c >= '0' && c <= '9') digits += c;
+    return "cu" + digits;
+  }
+  return "default";
+}
+
+std::string BasePython::words() const {
+  std::string cp = "cp";
+  for (char c : version_xy)
+    if (c != '.') cp += c;
+  return fmt::format("Python {} ({}{}) on {}", tag(), cp, free_threaded ? "t" : "", machine);
+}
+
 BasePython probe_base_python(const std::string& python) {
   const CommandOutput r = run_short_command(
-      isolated_python_argv(python, {"-c", "import sys, platform; print('%d.%d' % sys.version_info[:2]); print(platform.machine())"}),
+      isolated_python_argv(python, {"-c", "import sys, platform, sysconfig; print('%d.%d' % sys.version_info[:2]); "
+                                          "print(platform.machine()); print(1 if sysconfig.get_config_var('Py_GIL_DISABLED') else 0)"}),
       60, "/dev/null", isolated_python_env(current_environment()), kPythonCwd);
   if (r.interrupted) throw EnvError(fmt::format("--base-python {}: {}", python, r.failure()), 128 + r.interrupted);
   if (!r.started) throw EnvError(fmt::format("--base-python {}: cannot run it: {}", python, r.start_error));
@@ -87,8 +127,10 @@ BasePython probe_base_python(const std::string& python) {
   const size_t nl = r.out.find('\n');
   if (r.ok() && nl != std::string::npos) {
     b.version_xy = r.out.substr(0, nl);
-    b.machine = r.out.substr(nl + 1);
+    const size_t nl2 = r.out.find('\n', nl + 1);
+    b.machine = r.out.substr(nl + 1, nl2 == std::string::npos ? std::string::npos : nl2 - nl - 1);
     while (!b.machine.empty() && (b.machine.back() == '\n' || b.machine.back() == '\r')) b.machine.pop_back();
+    b.free_threaded = nl2 != std::string::npos && r.out.compare(nl2 + 1, 1, "1") == 0;
   }
   const bool ok_xy = !b.version_xy.empty() && b.version_xy.size() < 8 && b.version_xy[0] == '3' &&
                      b.version_xy.find_first_not_of("0123456789.") == std::string::npos;

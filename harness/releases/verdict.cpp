@@ -86,9 +86,12 @@ std::vector<Neighbour> compare_neighbours(const std::string& dir, const std::vec
           n.regressions.push_back(fmt::format("setting {}: {} (torch {} -> {}; {})", row.label, row_detail(row), n.base_torch,
                                               n.now_torch, row.verdict));
       n.notes.insert(n.notes.end(), c.notes.begin(), c.notes.end());
+      // What else changed between the two environments (asv-tachyon's "what else changed").
+      if (prev->packages_known && r.packages_known) n.packages = package_changes(prev->packages, r.packages);
       n.compare_file = fmt::format("compare-{}-to-{}.md", prev->folder, r.folder);
       std::string md = compare::format_markdown(c);
       for (const auto& note : n.notes) md += "\n- " + md_escape(note);
+      for (const auto& p : n.packages) md += "\n- packages " + md_escape(p);
       try {
         Folder(dir).write_atomic(n.compare_file, md + "\n");
       } catch (const FileError& e) {
@@ -119,6 +122,7 @@ nlohmann::json to_json(const Neighbour& n) {
           {"verdict", n.exit_code == 0 ? "no regression" : n.exit_code == 1 ? "regression" : "not comparable"},
           {"regressions", n.regressions},
           {"notes", n.notes},
+          {"packages", n.packages},
           {"compare", n.compare_file}};
 }
 

@@ -53,7 +53,8 @@ std::vector<char*> exec_array(std::vector<std::string>& strings) {
   return out;
 }
 
-// The paths to try for `name`: itself when it has a '/', else each PATH entry of `env` ("." for an empty one).
+// The paths to try for `name`: itself when it has a '/', else each absolute PATH entry of `env`
+// (an empty or relative entry is skipped: never the current folder).
 std::vector<std::string> exec_candidates(const std::string& name, const std::map<std::string, std::string>& env) {
   std::vector<std::string> candidates;
   if (name.find('/') != std::string::npos) {
@@ -65,7 +66,8 @@ std::vector<std::string> exec_candidates(const std::string& name, const std::map
     while (start <= path.size()) {
       size_t c = path.find(':', start);
       std::string dir = path.substr(start, c == std::string::npos ? std::string::npos : c - start);
-      candidates.push_back((dir.empty() ? "." : dir) + "/" + name);
+      // An empty or relative entry would find a program in the current folder, which nobody named.
+      if (!dir.empty() && dir[0] == '/') candidates.push_back(dir + "/" + name);
       if (c == std::string::npos) break;
       start = c + 1;
     }

@@ -23,16 +23,20 @@ std::string dirname_of(const std::string& p) {
 
 bool is_executable(const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; }
 
+// A name with a '/' is the user's path, made absolute against this process's folder (the children
+// run in "/"); a bare name is looked up only in PATH's absolute folders: an empty entry (which a
+// shell reads as ".") or a relative one would find a program in whatever folder wmbench was started
+// from, which nobody named.
 std::string find_on_path(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
+  if (name.find('/') != std::string::npos) return absolute_for_child(name);
+  if (name.empty() || name == "." || name == "..") return "";
   const char* path = std::getenv("PATH");
   std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
   size_t start = 0;
   while (start <= dirs.size()) {
     size_t c = dirs.find(':', start);
     std::string dir = dirs.substr(start, c == std::string::npos ? std::string::npos : c - start);
-    std::string cand = (dir.empty() ? "." : dir) + "/" + name;
-    if (is_executable(cand)) return cand;
+    if (!dir.empty() && dir[0] == '/' && is_executable(dir + "/" + name)) return dir + "/" + name;
     if (c == std::string::npos) break;
     start = c + 1;
   }

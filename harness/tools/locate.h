@@ -12,7 +12,9 @@ std::string find_repo_file(const std::string& relative);
 
 std::string dirname_of(const std::string& path);  // "." when there is no '/'
 bool is_executable(const std::string& path);
-// The first executable `name` on $PATH ("" when none); a name with a '/' is returned as it is.
+// The first executable `name` in $PATH's absolute folders ("" when none; an empty or relative
+// entry is skipped, never the current folder); a name with a '/' is returned made absolute
+// against the current folder.
 std::string find_on_path(const std::string& name);
 // wmbench_fill.py: $WMBENCH_PYFILL, next to this executable (build/wmbench_fill.py), then the
 // source tree's harness/pyfill/wmbench_fill.py. "" when none.

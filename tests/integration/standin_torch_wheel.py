@@ -2,7 +2,7 @@
 """Builds a stand-in torch wheel for wmbench's tests of `wmbench releases` (no package index here).
 
     python3 standin_torch_wheel.py --version 2.12.0 --out WHEELHOUSE --real /usr/lib/python3/dist-packages/torch/__init__.py
-                                   [--git HASH] [--limit BYTES] [--says VERSION] [--pad BYTES]
+                                   [--git HASH] [--limit BYTES] [--says VERSION] [--pad BYTES] [--tag TAG]
 
 The wheel (torch-VERSION-py3-none-any.whl, standard library only: zipfile, a METADATA, WHEEL and
 RECORD) holds a pure-Python `torch` package whose __init__ loads the real torch given by --real
@@ -75,17 +75,18 @@ def main():
     p.add_argument("--limit", type=int, default=0)
     p.add_argument("--pad", type=int, default=0, help="add torch/lib/pad.bin of this many random bytes (a big wheel)")
     p.add_argument("--says", help="the torch.__version__ it says (default: --version): a wheel that lies")
+    p.add_argument("--tag", default="py3-none-any", help="its compatibility tag, e.g. cp39-cp39-manylinux1_x86_64 (a wheel for another Python)")
     a = p.parse_args()
     dist = "torch-%s.dist-info" % a.version
     files = {
         "torch/__init__.py": INIT.format(version=a.says or a.version, real=os.path.abspath(a.real), git=a.git, limit=a.limit).encode(),
         dist + "/METADATA": ("Metadata-Version: 2.1\nName: torch\nVersion: %s\nSummary: wmbench test stand-in\n" % a.version).encode(),
-        dist + "/WHEEL": b"Wheel-Version: 1.0\nGenerator: wmbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        dist + "/WHEEL": ("Wheel-Version: 1.0\nGenerator: wmbench-tests\nRoot-Is-Purelib: true\nTag: %s\n" % a.tag).encode(),
     }
     if a.pad:
         files["torch/lib/pad.bin"] = os.urandom(a.pad)
     os.makedirs(a.out, exist_ok=True)
-    path = os.path.join(a.out, "torch-%s-py3-none-any.whl" % a.version)
+    path = os.path.join(a.out, "torch-%s-%s.whl" % (a.version, a.tag))
     record = [record_line(n, d) for n, d in files.items()] + [dist + "/RECORD,,"]
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for n, d in files.items():

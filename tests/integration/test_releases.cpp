@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "cli_util.h"
+#include "releases/torch_version.h"
 
 using namespace wmbt;
 namespace fs = std::filesystem;
@@ -44,12 +45,14 @@ struct Bench {
   Tmp t;
   std::string cache = t.path + "/cache", wheels = t.path + "/wheels", out = t.path + "/out";
 
-  void wheel(const std::string& version, uint64_t limit = 0, const std::string& says = "", uint64_t pad = 0) {
+  void wheel(const std::string& version, uint64_t limit = 0, const std::string& says = "", uint64_t pad = 0,
+             const std::vector<std::string>& more = {}) {
     std::vector<std::string> a = {WMBENCH_TORCH_PYTHON, "-I", std::string(WMBENCH_SOURCE_DIR) + "/tests/integration/standin_torch_wheel.py",
                                   "--version", version, "--out", wheels, "--real", real_torch_init()};
     if (limit) a.insert(a.end(), {"--limit", std::to_string(limit)});
     if (!says.empty()) a.insert(a.end(), {"--says", says});
     if (pad) a.insert(a.end(), {"--pad", std::to_string(pad)});
+    a.insert(a.end(), more.begin(), more.end());
     auto r = run(a);
     ASSERT_EQ(r.status, 0) << r.out << r.err;
   }
@@ -60,6 +63,7 @@ struct Bench {
     o.set_env["PIP_CONFIG_FILE"] = "/dev/null";  // the machine's pip.conf and PIP_* stay out
     o.set_env["PIP_RETRIES"] = "1";  // one retry: pip says why it could not connect only when it retries
     o.unset_env = {"PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX", "WMBENCH_PYTHON_CHILD"};
+    o.set_env["PATH"] = "/usr/local/bin:/usr/bin:/bin";  // the installer chosen here: pip (no uv), on every machine
     return o;
   }
   // The offline wheelhouse, and the interpreter that makes the envs.
@@ -233,7 +237,8 @@ TEST(ReleasesBadInput, AnUnknownVersionNamesTheVersionsThereAndLeavesNothing) {
   auto r = wmbench(cat(cat({"releases", "2.11", "2.99", "--out", b.out}, kModel), b.index()), b.opts());
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "torch 2.99 (torch==2.99.*) is not in")) << r.err;
-  EXPECT_TRUE(has(r.err, "the versions there: 2.11.0")) << r.err;
+  EXPECT_TRUE(has(r.err, "the versions there for Python 3.")) << r.err;
+  EXPECT_TRUE(has(r.err, ": 2.11.0")) << r.err;
   EXPECT_FALSE(fs::exists(b.out)) << "no releases folder before every release is ready";
   for (const auto& e : b.env_dirs()) EXPECT_FALSE(has(e, "2.99")) << e;
   for (auto& e : fs::directory_iterator(b.envs())) EXPECT_FALSE(has(e.path().filename().string(), ".tmp-")) << e.path();
@@ -294,7 +299,7 @@ TEST(ReleasesBadInput, AVersionThatIsNotOneIsRefusedBeforeAnythingRuns) {
 }
 
 // Ctrl-C while an env is being made: exit 130, the half-made env removed. A second run that wants
-// the same env meanwhile is refused (exit 2), naming who holds it.
+// the same env meanwhile waits at most its --lock-wait, then is refused (exit 2), naming who holds it.
 TEST(ReleasesBadInput, CtrlCDuringAnInstallLeavesNoHalfMadeEnvAndASecondRunIsRefusedMeanwhile) {
   SKIP_WITHOUT_VENV();
   Bench b;
@@ -310,7 +315,7 @@ TEST(ReleasesBadInput, CtrlCDuringAnInstallLeavesNoHalfMadeEnvAndASecondRunIsRef
   Result second;
   o.while_running = [&](pid_t pid) {
     ASSERT_TRUE(wait_for([&] { return file_exists(marker); }, 60));
-    second = wmbench(args, b.opts(60));
+    second = wmbench(cat(args, {"--lock-wait", "2s"}), b.opts(60));
     ::kill(pid, SIGINT);
   };
   auto r = wmbench(args, o);
@@ -319,6 +324,8 @@ TEST(ReleasesBadInput, CtrlCDuringAnInstallLeavesNoHalfMadeEnvAndASecondRunIsRef
   EXPECT_TRUE(has(r.err, "nothing was cached")) << r.err;
   EXPECT_EQ(second.status, 2) << second.out << second.err;
   EXPECT_TRUE(has(second.err, "is being made by pid")) << second.err;
+  EXPECT_TRUE(has(second.out, "waiting for it (at most 2")) << second.out;
+  EXPECT_TRUE(has(second.err, "waited 2")) << second.err;
   EXPECT_TRUE(has(second.err, "XDG_CACHE_HOME")) << second.err;
   EXPECT_TRUE(b.env_dirs().empty()) << "no half-made env";
   for (auto& e : fs::directory_iterator(b.envs())) EXPECT_FALSE(has(e.path().filename().string(), ".tmp-")) << e.path();
@@ -359,12 +366,18 @@ TEST(ReleasesStandIns, PythonAndFillEntriesAreReleasesOrderedByTheTorchTheySay) 
                    b.opts());
   const auto j = read_json(b.only_releases_dir() + "/releases.json");
   ASSERT_EQ(j["releases"].size(), 2u) << r.out << r.err;
-  // Debian's build: torch.__version__ 1.13.0a0 (a pre-release) before the C++ headers' 1.13.0
-  EXPECT_EQ(j["releases"][0]["request"]["kind"], "python");
-  EXPECT_EQ(j["releases"][1]["request"]["kind"], "fill");
-  EXPECT_LT(j["releases"][0]["torch_version"].get<std::string>().size(), 16u);
-  EXPECT_EQ(read_json(b.only_releases_dir() + "/" + j["releases"][0]["folder"].get<std::string>() + "/machine.json")["child"]["kind"], "python");
-  EXPECT_EQ(read_json(b.only_releases_dir() + "/" + j["releases"][1]["folder"].get<std::string>() + "/machine.json")["child"]["kind"], "native");
+  // Ordered by the version each says, whatever the machine's torch: Debian's 1.13.0a0 (a pre-release)
+  // before the C++ headers' 1.13.0; a pip torch's 2.11.0 (the headers) before its 2.11.0+cu130 (issue
+  // 45, item 7: the order is PEP 440's, not one kind before the other).
+  const std::string v0 = j["releases"][0]["torch_version"], v1 = j["releases"][1]["torch_version"];
+  EXPECT_LE(wmb::releases::compare_versions(v0, v1), 0) << v0 << " before " << v1;
+  EXPECT_NE(j["releases"][0]["request"]["kind"], j["releases"][1]["request"]["kind"]);
+  EXPECT_LT(v0.size(), 24u);
+  for (int i : {0, 1}) {
+    const std::string kind = j["releases"][i]["request"]["kind"];
+    EXPECT_EQ(read_json(b.only_releases_dir() + "/" + j["releases"][i]["folder"].get<std::string>() + "/machine.json")["child"]["kind"],
+              kind == "python" ? "python" : "native");
+  }
   // The same libtorch under both children: compare says no regression.
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_FALSE(fs::exists(b.cache)) << "no env for an entry that brings its own torch";
@@ -402,4 +415,119 @@ TEST(ReleasesStandIns, UvOnPathMakesTheEnvWithTheIndexOptionsAsArgv) {
   EXPECT_TRUE(has(calls, "torch==2.12.* --find-links " + b.wheels + " --no-index")) << calls;
   const auto j = read_json(b.only_releases_dir() + "/releases.json");
   EXPECT_EQ(j["releases"][0]["env"]["installer"], "uv");
+}
+
+// Issue 45, item 5: the messages and the cases they are about.
+
+// A second run that wants the env another run is making waits for it (bounded), then uses it.
+TEST(ReleasesMessages, ASecondRunWaitsForTheEnvAnotherRunIsMakingThenUsesIt) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.12.0");
+  const std::string marker = b.t.path + "/in-venv";
+  const std::string py = script(b.t.path, "slow-python",
+                                "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = venv ]; then " + std::string(WMBENCH_TORCH_PYTHON) +
+                                    " \"$@\" || exit 1; touch " + marker + "; sleep 3; exit 0; fi; done\nexec " +
+                                    WMBENCH_TORCH_PYTHON + " \"$@\"\n");
+  const std::vector<std::string> rest = cat({"--find-links", b.wheels, "--no-index", "--no-plots", "--only", "default"}, kModel);
+  RunOpts o = b.opts(300);
+  Result second;
+  o.while_running = [&](pid_t) {
+    ASSERT_TRUE(wait_for([&] { return file_exists(marker); }, 60));
+    second = wmbench(cat({"releases", "2.12", "--out", b.t.path + "/out2", "--base-python", WMBENCH_TORCH_PYTHON}, rest), b.opts(300));
+  };
+  auto r = wmbench(cat({"releases", "2.12", "--out", b.out, "--base-python", py}, rest), o);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(second.status, 0) << second.out << second.err;
+  EXPECT_TRUE(has(second.out, "is being made by pid")) << second.out;
+  EXPECT_TRUE(has(second.out, "waiting for it")) << second.out;
+  EXPECT_TRUE(has(second.out, "(cached)")) << second.out;
+  EXPECT_EQ(b.env_dirs().size(), 1u);
+}
+
+// No wheel for this Python: said as such, with the Python's tag and --base-python (not "not in the index").
+TEST(ReleasesMessages, NoWheelForThisPythonNamesItsTagAndBasePython) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.12.0", 0, "", 0, {"--tag", "cp39-cp39-manylinux1_x86_64"});
+  auto r = wmbench(cat(cat({"releases", "2.12", "--out", b.out}, kModel), b.index()), b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "no torch wheel for this Python and machine (Python 3.")) << r.err;
+  EXPECT_TRUE(has(r.err, "(cp3")) << r.err;
+  EXPECT_TRUE(has(r.err, "give --base-python")) << r.err;
+  EXPECT_FALSE(fs::exists(b.out));
+}
+
+// A cached env whose interpreter vanished (its base Python removed or upgraded): made again, saying why.
+TEST(ReleasesMessages, ACachedEnvWhoseInterpreterVanishedIsMadeAgain) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.12.0");
+  const std::vector<std::string> args = cat(cat({"releases", "2.12", "--out", b.out, "--no-plots", "--only", "default"}, kModel), b.index());
+  auto r = wmbench(args, b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  ASSERT_EQ(b.env_dirs().size(), 1u);
+  const std::string py = b.envs() + "/" + b.env_dirs()[0] + "/bin/python";
+  fs::remove(py);
+  fs::create_symlink("/nonexistent/python3.11", py);
+  fs::remove_all(b.out);
+  r = wmbench(args, b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "its interpreter /nonexistent/python3.11 is gone")) << r.out;
+  EXPECT_TRUE(has(r.out, "made again")) << r.out;
+}
+
+// The same release asked twice (2.12 and 2.12.0 are one torch here): one env, one run.
+TEST(ReleasesMessages, TheSameReleaseAskedTwiceMakesOneEnvAndOneRun) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.12.0");
+  auto r = wmbench(cat(cat({"releases", "2.12", "2.12.0", "2.12", "--out", b.out, "--no-plots", "--only", "default"}, kModel), b.index()),
+                   b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(b.env_dirs().size(), 1u);
+  EXPECT_EQ(read_json(b.only_releases_dir() + "/releases.json")["releases"].size(), 1u);
+  EXPECT_TRUE(has(r.out, "release 2.12.0: the same as 2.12 (torch 2.12.0)")) << r.out;
+}
+
+// --resume compares what each release ran under: another wheel of the same version is refused.
+TEST(ReleasesMessages, ResumeUnderAnotherWheelOfTheSameVersionIsRefused) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.11.0");
+  b.wheel("2.13.0");
+  auto r = wmbench(cat(cat({"releases", "2.11", "2.13", "--out", b.out, "--no-plots", "--only", "default"}, kModel), b.index()), b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string dir = b.only_releases_dir();
+  auto j = read_json(dir + "/releases.json");
+  j["releases"][1]["state"] = "planned";
+  j.erase("neighbours");
+  write(dir + "/releases.json", j.dump(2));
+  fs::remove_all(dir + "/torch-2.13.0");
+  // The wheelhouse now holds another build of 2.11.0 (another git hash), and its env is remade.
+  fs::remove(b.wheels + "/torch-2.11.0-py3-none-any.whl");
+  b.wheel("2.11.0", 0, "", 0, {"--git", "fedcba9876543210fedcba9876543210fedcba98"});
+  r = wmbench({"releases", "--resume", dir, "--no-plots", "--base-python", WMBENCH_TORCH_PYTHON, "--refresh", "2.11"}, b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "git fedcba9876543210fedcba9876543210fedcba98, the folder ran git 0123456789abcdef")) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/torch-2.13.0"));
+}
+
+// Issue 45, item 3: torch.cuda.is_available() (torch.backends.mps.is_available() on mps) is asked
+// of every release before the first fill: a release that cannot run the device is refused before
+// any folder, not found after the ones before it ran.
+TEST(ReleasesMessages, AReleaseThatCannotRunTheDeviceIsRefusedBeforeAnyRun) {
+  SKIP_WITHOUT_VENV();
+  if (run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"}).status == 0)
+    GTEST_SKIP() << "this machine's torch has CUDA: the stand-ins (which load it) can run device cuda";
+  Bench b;
+  b.wheel("2.11.0");
+  b.wheel("2.12.0");
+  const std::string sc = scenario(b.t.path, "one", R"({"name": "one", "device": "cuda", "step": "16MiB", "cap": "64MiB",
+    "timeout": "2m", "matrix": [{"label": "default", "env": {}}]})");
+  auto r = wmbench(cat({"releases", "2.11", "2.12", "--scenario", sc, "--out", b.out, "--no-plots"}, b.index()), b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "release 2.11 (torch 2.11.0 under ")) << r.err;
+  EXPECT_TRUE(has(r.err, "torch.cuda.is_available() is False")) << r.err;
+  EXPECT_FALSE(fs::exists(b.out)) << "a folder before every release was checked";
 }

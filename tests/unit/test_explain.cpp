@@ -81,6 +81,15 @@ TEST(ExplainMps, UnknownRamClass) {
   EXPECT_TRUE(has(wmb::explain_text(p, ExplainOptions{}), "Likely Mac RAM: unknown"));
 }
 
+// Issue 45, item 6: since pytorch/pytorch#193819, pin_memory() buffers come from the MPS shared pool
+// and count in "MPS allocated", not in "other allocations": explain says so where it meets them.
+TEST(ExplainMps, PinMemoryBuffersAreSaidToCountInMpsAllocated) {
+  const auto p = parse_error(kSeed);
+  const std::string t = wmb::explain_text(p, ExplainOptions{});
+  EXPECT_TRUE(has(t, "pin_memory() buffers")) << t;
+  EXPECT_TRUE(has(t, "#193819")) << t;
+}
+
 TEST(ExplainMps, NoMaxAllowedComputesNothing) {
   const auto p = parse_error("MPS backend out of memory (MPS allocated: 36.00 GiB, other allocations: 1.25 GiB). Tried "
                              "to allocate 512.00 MiB on shared pool.");

@@ -49,7 +49,9 @@ TEST(ReleaseVersions, ReleasesAreOrderedAsReleasesNotAsText) {
 
 TEST(ReleaseRevisions, EachReleaseHasTheRevisionOfItsTimeWithThePrsThatSplitThem) {
   using wmb::mpsmodel::revision_for_torch;
-  EXPECT_EQ(revision_for_torch("1.13.0a0"), "legacy");
+  // 1.x is not covered (issue 45, item 6): its MPS allocator had no high limit, which every revision has.
+  EXPECT_EQ(revision_for_torch("1.13.0a0"), "");
+  EXPECT_NE(wmb::mpsmodel::revision_gap("1.13.0a0").find("no high watermark limit"), std::string::npos);
   EXPECT_EQ(revision_for_torch("2.5.1"), "legacy");
   EXPECT_EQ(revision_for_torch("2.7.0"), "private-pool");
   EXPECT_EQ(revision_for_torch("2.11.0+cpu"), "private-pool");
@@ -63,7 +65,8 @@ TEST(ReleaseRevisions, EachReleaseHasTheRevisionOfItsTimeWithThePrsThatSplitThem
   EXPECT_NE(t.find("#175818"), std::string::npos) << t;
   EXPECT_NE(t.find("#187441"), std::string::npos) << t;
   EXPECT_NE(t.find("torch 2.7 - 2.11"), std::string::npos) << t;
-  EXPECT_NE(t.find("torch >= 2.14"), std::string::npos) << t;
+  EXPECT_NE(t.find("torch 2.14 "), std::string::npos) << t;
+  EXPECT_NE(t.find("last checked against torch 2.14"), std::string::npos) << t;
 }
 
 TEST(ReleaseInstallFailures, PipsOwnTextsBecomeWhatToDo) {
@@ -73,7 +76,8 @@ TEST(ReleaseInstallFailures, PipsOwnTextsBecomeWhatToDo) {
       "Looking in links: /w\nERROR: Could not find a version that satisfies the requirement torch==2.99.* (from versions: "
       "2.11.0, 2.12.0)\nERROR: No matching distribution found for torch==2.99.*\n",
       what, where, "pip install torch==2.99.*");
-  EXPECT_NE(s.find("torch 2.99 (torch==2.99.*) is not in --find-links /w --no-index; the versions there: 2.11.0, 2.12.0"),
+  EXPECT_NE(s.find("torch 2.99 (torch==2.99.*) is not in --find-links /w --no-index; the versions there for this Python and "
+                   "machine: 2.11.0, 2.12.0"),
             std::string::npos)
       << s;
   // no torch at all for this Python
@@ -116,4 +120,56 @@ TEST(ReleaseInstallFailures, IndexValuesAreArgvElementsPipCannotMisread) {
   IndexOptions o;
   o.args = {{"--find-links", "/w"}, {"--no-index", ""}};
   EXPECT_EQ(o.argv(), (std::vector<std::string>{"--find-links", "/w", "--no-index"}));
+}
+
+// Issue 45, items 5 and 7: no wheel for this Python names its tag and --base-python; uv's own texts,
+// as uv printed them on the H200 run (wrapped to the terminal's width).
+TEST(ReleaseInstallFailures, NoWheelForThisPythonNamesItsTagAndUvsWrappedTextsAreRead) {
+  const std::string where = "pip's default index", what = "torch 2.12 (torch==2.12.*)", py = "Python 3.14 (cp314) on x86_64";
+  std::string s = explain_install_failure(
+      "ERROR: Could not find a version that satisfies the requirement torch==2.12.* (from versions: none)\n", what, where,
+      "pip install torch==2.12.*", false, py);
+  EXPECT_NE(s.find("no torch wheel for this Python and machine (Python 3.14 (cp314) on x86_64)"), std::string::npos) << s;
+  EXPECT_NE(s.find("give --base-python"), std::string::npos) << s;
+  EXPECT_EQ(s.find("not in the index"), std::string::npos) << s;
+  // uv 0.9: the disk filled, wrapped across two lines
+  s = explain_install_failure(
+      "error: Failed to install: torch-2.11.0+cu130-cp311-cp311-manylinux_2_28_x86_64.whl (torch==2.11.0+cu130)\n"
+      "  Caused by: failed to write to file `/c/.tmp/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so`: No space\n"
+      "  left on device (os error 28)\n",
+      what, where, "uv pip install torch==2.12.*", false, py);
+  EXPECT_NE(s.find("the disk filled"), std::string::npos) << s;
+  // uv: only another version for this Python
+  s = explain_install_failure(
+      "  x No solution found when resolving dependencies:\n  `-> Because only torch==2.11.0 is available and you require\n"
+      "      torch==2.12.*, we can conclude that your requirements are unsatisfiable.\n",
+      what, where, "uv pip install torch==2.12.*", false, py);
+  EXPECT_NE(s.find("is not in pip's default index; the versions there for Python 3.14 (cp314) on x86_64: 2.11.0"),
+            std::string::npos)
+      << s;
+  // uv: wheels only for other Pythons
+  s = explain_install_failure(
+      "  hint: You require CPython 3.14 (`cp314`), but we only found wheels for `torch` (v2.12.0) with the following Python\n"
+      "  ABI tags: `cp310`, `cp311`, `cp312`, `cp313`\n",
+      what, where, "uv pip install torch==2.12.*", false, py);
+  EXPECT_NE(s.find("only for other Pythons than Python 3.14 (cp314)"), std::string::npos) << s;
+  EXPECT_NE(s.find("--base-python"), std::string::npos) << s;
+}
+
+// Issue 45, item 6: a nightly is placed by its date against the PR that starts its row; what the
+// table does not cover is refused (1.x) or flagged (newer than the last release it was checked
+// against); 2.14+ says that #190438's reuse of freed memory is not modelled.
+TEST(ReleaseRevisions, NightliesByDateAndWhatTheTableDoesNotCoverIsSaid) {
+  using wmb::mpsmodel::revision_for_torch;
+  using wmb::mpsmodel::revision_note;
+  EXPECT_EQ(revision_for_torch("2.12.0.dev20260220"), "private-pool");  // after 2.11's cut, before #175818
+  EXPECT_EQ(revision_for_torch("2.12.0.dev20260301+cpu"), "shared-pool");
+  EXPECT_EQ(revision_for_torch("2.14.0.dev20260612"), "shared-pool");  // after 2.13's cut, before #187441
+  EXPECT_EQ(revision_for_torch("2.14.0.dev20260620"), "current");
+  EXPECT_EQ(revision_for_torch("2.13.0.dev20260101"), "shared-pool");  // a 2.13 nightly: its row starts at 2.12
+  EXPECT_EQ(revision_note("2.13.0"), "");
+  EXPECT_NE(revision_note("2.14.0").find("#190438"), std::string::npos);
+  EXPECT_EQ(revision_note("2.14.0").find("newer than the last release"), std::string::npos);
+  EXPECT_NE(revision_note("2.15.0").find("newer than the last release the table was checked against (2.14)"), std::string::npos)
+      << revision_note("2.15.0");
 }
