@@ -4,11 +4,13 @@
 // The same scenario under each torch release, a verdict between neighbours (releases/releases.h).
 #include <iostream>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "cli/command.h"
-#include "cli/run_setup.h"
+#include "job/run_setup.h"
 #include "common/units.h"
 #include "compare/compare.h"
 #include "mpsmodel/release_revision.h"
@@ -88,7 +90,11 @@ int releases_command(const ReleasesArgs& a) {
         apply_scenario_flags(a.flags, r.scenario);
         if (r.scenario.program == "command")
           throw RunInputError("wmbench releases runs the fill under each torch; a command scenario has no torch of its own");
-        if (main_job && a.flags.device.empty()) choose_main_job(r, !a.flags.cap.empty());
+        if (main_job && a.flags.device.empty()) {
+          const size_t cells = r.scenario.matrix.size() * static_cast<size_t>(std::max(1, r.scenario.repeats));
+          choose_main_job(r, !a.flags.cap.empty(),
+                          {cells * o.entries.size(), fmt::format("the matrix once for each of {} release(s)", o.entries.size())});
+        }
         if (!a.model_revision.empty()) {
           apply_model_revision(a.model_revision, r);
           o.model_revision_given = true;

@@ -1,4 +1,4 @@
-#include "cli/run_setup.h"
+#include "job/run_setup.h"
 
 #include <algorithm>
 #include <iostream>
@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/command.h"
+#include "common/exit_codes.h"
 #include "io/files.h"
 #include "io/terminal_text.h"
 #include "io/utf8.h"
@@ -17,7 +17,7 @@
 #include "common/limits.h"
 #include "scenario/scenario.h"
 
-namespace wmb::cli {
+namespace wmb {
 
 void apply_scenario_flags(const ScenarioFlags& f, Scenario& s) {
   if (!f.device.empty()) {
@@ -48,8 +48,7 @@ std::string command_for_display(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-void apply_command_flag(bool command, bool resume, Scenario& s) {
-  const DashArgs& d = args_after_dashes();
+void apply_command_flag(bool command, bool resume, const CommandArgs& d, Scenario& s) {
   if (!command && d.present)
     throw RunInputError("arguments after -- are a command to run, but --command is not given; usage: --command -- CMD ARGS...");
   // A scenario file or a folder to resume (often someone else's) that names a command to run: it
@@ -109,4 +108,4 @@ std::optional<int> input_error_exit(const std::string& cmd, const std::function<
   return kExitUsage;
 }
 
-}  // namespace wmb::cli
+}  // namespace wmb

@@ -13,7 +13,7 @@ struct Scenario;
 struct RunnerOptions;
 }  // namespace wmb
 
-namespace wmb::cli {
+namespace wmb {
 
 // The flags of `run` and `releases` that override the scenario (empty / 0: the scenario's own).
 struct ScenarioFlags {
@@ -27,7 +27,12 @@ void apply_scenario_flags(const ScenarioFlags& f, Scenario& s);
 
 // `--command` of run and tune: the job after "--" into `s` (program "command"); with --resume the
 // folder's own command. Throws RunInputError naming what is wrong.
-void apply_command_flag(bool command, bool resume, Scenario& s);
+// What followed the first "--" of the command line (cli/command.h args_after_dashes()).
+struct CommandArgs {
+  bool present = false;
+  std::vector<std::string> args;
+};
+void apply_command_flag(bool command, bool resume, const CommandArgs& dashes, Scenario& s);
 
 // The scenario: --resume DIR's (job/run_input.h load_resume), or the SCENARIO file's (a path
 // or a name in scenarios/). Returns whether it is the main job (neither given). Throws
@@ -44,4 +49,4 @@ void note_command_in_sandbox(RunnerOptions& o);
 // input is good and the command goes on.
 std::optional<int> input_error_exit(const std::string& cmd, const std::function<void()>& read_input);
 
-}  // namespace wmb::cli
+}  // namespace wmb
