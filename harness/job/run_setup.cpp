@@ -1,6 +1,7 @@
 #include "job/run_setup.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "common/units.h"
 #include "probe/probe.h"
 #include "job/run_input.h"
+#include "tools/locate.h"
 #include "runner/runner.h"
 #include "common/limits.h"
 #include "scenario/scenario.h"
@@ -106,6 +108,22 @@ std::optional<int> input_error_exit(const std::string& cmd, const std::function<
     return kExitFail;
   }
   return kExitUsage;
+}
+
+std::string default_base_python(std::string* which) {
+#ifdef __APPLE__
+  std::string venv_python;
+  if (const char* v = std::getenv("WMBENCH_VENV"); v && *v == '/') venv_python = std::string(v) + "/bin/python";
+  if (venv_python.empty() || !is_executable(venv_python)) venv_python = find_repo_file(".venv/bin/python");
+  if (!venv_python.empty() && is_executable(venv_python)) {
+    *which = "the set-up's venv python " + venv_python + " (scripts/setup-macos.sh; --base-python to choose another)";
+    return venv_python;
+  }
+  *which = "python3 on PATH: no set-up venv found (bash scripts/setup-macos.sh makes one with a Python pip has a torch for)";
+#else
+  *which = "python3 on PATH";
+#endif
+  return "python3";
 }
 
 }  // namespace wmb

@@ -40,6 +40,13 @@ void apply_command_flag(bool command, bool resume, const CommandArgs& dashes, Sc
 bool load_scenario_or_resume(const std::string& scenario, const std::string& resume, RunnerOptions& o,
                              std::vector<std::string>& warnings);
 
+// The Python that makes `wmbench releases`' environments when --base-python is not given (issue
+// 42): on a Mac the set-up's venv python ($WMBENCH_VENV/bin/python, else the checkout's
+// .venv/bin/python: scripts/setup-macos.sh made it with a Python pip has a torch wheel for; a fresh
+// Mac's python3 is the Command Line Tools' 3.9, which has no wheel of torch 2.9+), else python3.
+// *which says which, for the user.
+std::string default_base_python(std::string* which);
+
 // A command child inside a sandbox: the note that the fill settings do not reach it.
 void note_command_in_sandbox(RunnerOptions& o);
 
