@@ -21,7 +21,11 @@ file (tests/**/*.cpp, *.h) may name them only:
 
 Comments are not code: a comment may name anything. What is looked for, in code (strings
 included): `/proc`, `/sys/`, `/bin/true`, `setsid`, `RLIMIT_AS`; and `cgroup` in a string literal
-(an expected "in its cgroup", a cgroup path).
+(an expected "in its cgroup", a cgroup path). Also a file name that is not UTF-8: a string literal
+whose bytes (escapes decoded) are not valid UTF-8 and that builds a path (it holds a '/', or it is
+appended to one: `"/" + "\xff"`). APFS, every Mac's file system, refuses such a name
+("Illegal byte sequence", issue 42); the helper non_utf8_names_unusable(dir) of platform_util.h
+is the skip (WMBT_SKIP_IF). Non-UTF-8 text that is not a file name (JSON, a child's line) is fine.
 """
 import os
 import re
@@ -40,6 +44,41 @@ LINE_GATES = re.compile(r"\bkLinux\b|\baddress_space_limit_unusable\s*\(")
 TEST_GATES = re.compile(r"\bWMBT_LINUX_ONLY\s*\(|\bWMBT_SKIP_IF\s*\(")
 TEST_START = re.compile(r"^\s*(TEST|TEST_F|TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 PORTABLE = re.compile(r"//\s*portable:\s*\S")
+STRING_LIT = re.compile(r'(?<![A-Za-z0-9_])"((?:[^"\\\n]|\\.)*)"')
+SIMPLE_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11, "\\": 92, "'": 39, '"': 34, "?": 63}
+
+
+def literal_bytes(body):
+    """The bytes of a C++ narrow string literal's body (escapes decoded; the source is UTF-8)."""
+    out, i = bytearray(), 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\" or i + 1 >= len(body):
+            out += c.encode("utf-8"); i += 1
+            continue
+        e = body[i + 1]
+        m = re.match(r"x([0-9A-Fa-f]+)", body[i + 1:]) if e == "x" else re.match(r"[0-7]{1,3}", body[i + 1:])
+        if m:
+            out.append(int(m.group(1) if e == "x" else m.group(0), 16 if e == "x" else 8) & 0xFF)
+            i += 1 + len(m.group(0))
+        else:
+            out.append(SIMPLE_ESCAPES.get(e, ord(e) & 0xFF)); i += 2
+    return bytes(out)
+
+
+def non_utf8_path(code_line):
+    """True when the line builds a file name that is not UTF-8 (see the module's text)."""
+    def bad(b):
+        try:
+            b.decode("utf-8")
+            return False
+        except UnicodeDecodeError:
+            return True
+    for m in STRING_LIT.finditer(code_line):
+        b = literal_bytes(m.group(1))
+        if bad(b) and (b"/" in b or re.search(r'"/"\s*\+\s*$', code_line[:m.start()])):
+            return True
+    return False
 
 
 def split_code(text):
@@ -153,16 +192,19 @@ def lint_file(root, rel):
         hits = [name for rx, name in CODE_NAMES if rx.search(cl)]
         strings_only = "".join(a if a != b else " " for a, b in zip(cl, bare_lines[no]))
         hits += [name for rx, name in STRING_NAMES if rx.search(strings_only)]
+        if non_utf8_path(cl):
+            hits.append("a file name that is not UTF-8 (APFS refuses it)")
         if not hits or no in linux_only or LINE_GATES.search(cl) or PORTABLE.search(raw_lines[no]):
             continue
         test = next((t for t in tests if t[0] <= no <= t[1]), None)
         if test and skip_before(raw_lines, code_lines, test[0], no):
             continue
         where = f"in TEST({test[2].replace('.', ', ')})" if test else "outside any test"
-        fix = ("skip off Linux first (WMBT_LINUX_ONLY(\"why\") or WMBT_SKIP_IF(a helper's reason)) or reach it "
+        fix = ("skip off Linux first (WMBT_LINUX_ONLY(\"why\") or WMBT_SKIP_IF(a helper's reason, e.g. "
+               "non_utf8_names_unusable(dir))) or reach it "
                "through tests/integration/platform_util.h" if test else
                "move it into tests/integration/platform_util.h with a macOS answer, or compile it only on Linux")
-        problems.append(f"{rel}:{no + 1}: names {', '.join(dict.fromkeys(hits))} (Linux only) {where}: {fix}")
+        problems.append(f"{rel}:{no + 1}: names {', '.join(dict.fromkeys(hits))} (not on a Mac) {where}: {fix}")
     return problems
 
 

@@ -10,7 +10,7 @@
 #       (`torch.utils.cmake_prefix_path`, i.e. .../site-packages/torch/share/cmake); otherwise as pip:
 #   pip: torch and matplotlib (for the charts) from pip in a virtual environment inside the
 #       checkout, .venv (WMBENCH_VENV to move it), as scripts/requirements-macos.txt says. Its
-#       Python: WMBENCH_PYTHON when set; else python3 if it is 3.10+; else the first of Homebrew's
+#       Python: WMBENCH_VENV_PYTHON when set; else python3 if it is 3.10+; else the first of Homebrew's
 #       versioned formulae WMBENCH_PYTHON_FORMULAE (default "python@3.13 python@3.12 python@3.11";
 #       installed ones first) for which pip has a torch (`pip install --dry-run`). Not Homebrew's
 #       `python3`: that alias moves to each new Python before torch has wheels for it;
@@ -153,7 +153,7 @@ make_venv() {
     return 1
   fi
 }
-# The Pythons to try, in order: WMBENCH_PYTHON alone when set; else python3 on PATH when it is
+# The Pythons to try, in order: WMBENCH_VENV_PYTHON alone when set; else python3 on PATH when it is
 # 3.10+ (the Command Line Tools' /usr/bin/python3 is 3.9), then Homebrew's versioned formulae of
 # WMBENCH_PYTHON_FORMULAE. Versioned, not Homebrew's `python3`: that alias moves to each new
 # Python (3.15 has claimed it) before torch has wheels for it. Each is checked against pip's answer.
@@ -162,9 +162,14 @@ python_formulae="${WMBENCH_PYTHON_FORMULAE:-python@3.13 python@3.12 python@3.11}
 formula_python() { printf '%s/opt/%s/bin/python%s\n' "$brew_prefix" "$1" "${1#python@}"; }
 choose_venv_python() {
   local f py tried=""
-  if [[ -n "${WMBENCH_PYTHON:-}" ]]; then
-    python_ok "$WMBENCH_PYTHON" || die "WMBENCH_PYTHON=$WMBENCH_PYTHON is not a Python 3.10+"
-    make_venv "$WMBENCH_PYTHON" || die "pip has no torch for WMBENCH_PYTHON=$WMBENCH_PYTHON; unset it or name another Python"
+  # One name, one meaning (issue 42): WMBENCH_PYTHON is the charts' Python everywhere else (a
+  # python with matplotlib, tools/locate.h); the venv's base is WMBENCH_VENV_PYTHON.
+  if [[ -n "${WMBENCH_PYTHON:-}" && -z "${WMBENCH_VENV_PYTHON:-}" ]]; then
+    say "WMBENCH_PYTHON=$WMBENCH_PYTHON names the charts' Python, not the venv's base: set WMBENCH_VENV_PYTHON to choose that"
+  fi
+  if [[ -n "${WMBENCH_VENV_PYTHON:-}" ]]; then
+    python_ok "$WMBENCH_VENV_PYTHON" || die "WMBENCH_VENV_PYTHON=$WMBENCH_VENV_PYTHON is not a Python 3.10+"
+    make_venv "$WMBENCH_VENV_PYTHON" || die "pip has no torch for WMBENCH_VENV_PYTHON=$WMBENCH_VENV_PYTHON; unset it or name another Python"
     return 0
   fi
   if command -v python3 >/dev/null 2>&1 && python_ok python3; then

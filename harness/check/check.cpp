@@ -492,7 +492,7 @@ void check_scenario_cells(Ctx& c, nlohmann::json& scenario, std::set<std::string
 // A note when scenario.json runs a command of its own.
 void note_own_command(Ctx& c, const nlohmann::json& scenario) {
   // A folder that runs a command of its own (someone's job): said, since `run --resume` would
-  // start it (only with --command, cli/run_setup.cpp). Not a problem: the user's own folders do.
+  // start it (only with --command, job/run_setup.cpp). Not a problem: the user's own folders do.
   if (scenario.value("program", "") == "command" && scenario.contains("command") && scenario["command"].is_array())
     c.out.notes.push_back(fmt::format("scenario.json: the folder runs a command of its own, {}; `run --resume` starts it "
                                       "only with --command (read it first)",

@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/run_setup.h"
+#include "job/run_setup.h"
 #include "common/units.h"
 #include "guard/guard_command.h"
 #include "common/limits.h"

@@ -4,11 +4,13 @@
 // The same scenario under each torch release, a verdict between neighbours (releases/releases.h).
 #include <iostream>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "cli/command.h"
-#include "cli/run_setup.h"
+#include "job/run_setup.h"
 #include "common/units.h"
 #include "compare/compare.h"
 #include "mpsmodel/release_revision.h"
@@ -26,7 +28,7 @@ struct ReleasesArgs {
   std::vector<std::string> versions, pythons, fills, only, allow_env, refresh, index_urls, extra_index_urls, find_links;
   ScenarioFlags flags;  // --device, --step, --cap, --timeout, --swap-budget, --repeat
   std::string scenario, out = "results", ram_limit, recommended_max,
-      model_mac_ram, model_revision, other_allocations, base_python = "python3", resume, tolerance = "5", lock_wait = "30m", installer = "auto";
+      model_mac_ram, model_revision, other_allocations, base_python, resume, tolerance = "5", lock_wait = "30m", installer = "auto";
   bool force = false, no_plots = false, revisions = false, no_index = false;
 };
 
@@ -45,6 +47,11 @@ int releases_command(const ReleasesArgs& a) {
   r.allow_env.insert(a.allow_env.begin(), a.allow_env.end());
   o.refresh = a.refresh;
   o.base_python = a.base_python;
+  if (o.base_python.empty()) {
+    std::string which;
+    o.base_python = default_base_python(&which);
+    if (a.resume.empty()) std::cerr << "wmbench releases: the environments are made with " << which << "\n";
+  }
   o.resume_dir = a.resume;
   if (auto code = input_error_exit("releases", [&] {
         const auto tol = compare::parse_tolerance(a.tolerance);
@@ -91,7 +98,11 @@ int releases_command(const ReleasesArgs& a) {
         apply_scenario_flags(a.flags, r.scenario);
         if (r.scenario.program == "command")
           throw RunInputError("wmbench releases runs the fill under each torch; a command scenario has no torch of its own");
-        if (main_job && a.flags.device.empty()) choose_main_job(r, !a.flags.cap.empty());
+        if (main_job && a.flags.device.empty()) {
+          const size_t cells = r.scenario.matrix.size() * static_cast<size_t>(std::max(1, r.scenario.repeats));
+          choose_main_job(r, !a.flags.cap.empty(),
+                          {cells * o.entries.size(), fmt::format("the matrix once for each of {} release(s)", o.entries.size())});
+        }
         if (!a.model_revision.empty()) {
           apply_model_revision(a.model_revision, r);
           o.model_revision_given = true;
@@ -121,7 +132,8 @@ Registrar reg{Command{12, [](CLI::App& app, int& exit_code) {
   c->add_option("--find-links", a->find_links, "pip --find-links: a local wheelhouse (offline) or a URL")->allow_extra_args(false);
   c->add_flag("--no-index", a->no_index, "pip --no-index: only --find-links (an offline wheelhouse)");
   c->add_option("--refresh", a->refresh, "Remake the cached environment of this version (or all)")->allow_extra_args(false);
-  c->add_option("--base-python", a->base_python, "The Python that makes the environments")->capture_default_str();
+  c->add_option("--base-python", a->base_python,
+                "The Python that makes the environments (default: on a Mac the set-up's .venv python, else python3)");
   c->add_option("--resume", a->resume, "Finish a releases folder whose later releases did not run");
   c->add_option("--tolerance", a->tolerance, "compare's tolerance, percent")->capture_default_str();
   c->add_option("--installer", a->installer, "What makes the environments: pip, uv, or auto (uv when it is on PATH)")

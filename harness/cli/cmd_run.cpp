@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "cli/run_setup.h"
+#include "job/run_setup.h"
 #include "io/files.h"
 #include "common/units.h"
 #include "mpsmodel/revision.h"
@@ -52,7 +52,7 @@ int run_command(const RunArgs& a) {
       if (!a.model_mac_ram.empty()) o.model_mac_ram = check_model_bytes(parse_size(a.model_mac_ram), "--model-mac-ram");
       const bool main_job = load_scenario_or_resume(a.scenario, a.resume, o, warnings);
       apply_scenario_flags(a.flags, o.scenario);
-      apply_command_flag(a.command, !a.resume.empty(), o.scenario);
+      apply_command_flag(a.command, !a.resume.empty(), {args_after_dashes().present, args_after_dashes().args}, o.scenario);
       if (main_job && a.flags.device.empty()) choose_main_job(o, !a.flags.cap.empty());
       note_command_in_sandbox(o);
       apply_model_revision(a.model_revision, o);

@@ -4,10 +4,13 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "cli/run_setup.h"
+#include "tune/tune_policy.h"
+#include "job/run_setup.h"
 #include "io/files.h"
 #include "common/units.h"
 #include "probe/probe.h"
@@ -71,8 +74,12 @@ int tune_command(const TuneArgs& a) {
       if (!a.timeout.empty()) o.scenario.timeout = parse_duration(a.timeout);
       if (!a.swap_budget.empty()) o.scenario.guard.swap_budget = parse_size_expr(a.swap_budget);
       apply_guard_signal_flags(a.guard, o.scenario.guard);
-      apply_command_flag(a.command, !a.resume.empty(), o.scenario);
-      if (main_job) choose_main_job(o, false);
+      apply_command_flag(a.command, !a.resume.empty(), {args_after_dashes().present, args_after_dashes().args}, o.scenario);
+      if (main_job) {
+        const int probes = max_tune_settings(t.policy);
+        choose_main_job(o, false, {static_cast<size_t>(probes) * static_cast<size_t>(std::max(1, o.scenario.repeats)),
+                                   fmt::format("up to {} settings that tune probes", probes)});
+      }
       note_command_in_sandbox(o);
       apply_model_revision("", o);
       apply_python_child_default(o);

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/exit_codes.h"
+
 namespace wmb {
 struct Scenario;
 }
@@ -47,12 +49,11 @@ void refuse_empty_values(CLI::App& app);
 // nullptr. CLI11 would take the next argument as its value; main() refuses it (exit 2).
 const char* empty_equals_option(int argc, char** argv);
 
-// Exit codes shared by the subcommands.
-constexpr int kExitOk = 0;
-constexpr int kExitFail = 1;
-constexpr int kExitUsage = 2;
-// An exception no command handled (a wmbench bug, or memory exhausted): main prints it, says so,
-// and exits with this (EX_SOFTWARE of sysexits.h). Run files already written stay on disk.
-constexpr int kExitInternal = 70;
+// Exit codes shared by the subcommands: common/exit_codes.h (kExitOk, kExitFail, kExitUsage,
+// kExitInternal), in namespace wmb; named here too for the commands that spell wmb::cli::kExit*.
+using wmb::kExitFail;
+using wmb::kExitInternal;
+using wmb::kExitOk;
+using wmb::kExitUsage;
 
 }  // namespace wmb::cli

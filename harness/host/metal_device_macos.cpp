@@ -28,6 +28,9 @@
 //   - (NSUInteger)count;  - (id)objectAtIndex:(NSUInteger)index;   (NSArray)
 //   - (const char *)UTF8String;                     (NSString)
 //   - (oneway void)release;                         (NSObject, manual reference counting)
+//   @property (readonly) uint64_t recommendedMaxWorkingSetSize;  (macOS 10.12+; bytes: "an
+//   approximation of how much memory, in bytes, this GPU device can allocate without affecting its
+//   runtime performance", MTLDevice.h)
 //   SEL sel_registerName(const char *);  void *objc_autoreleasePoolPush(void);
 //   void objc_autoreleasePoolPop(void *);
 // BOOL is a one-byte value on both Apple ABIs (bool on arm64, signed char on x86_64), returned in
@@ -37,6 +40,7 @@
 #include <dlfcn.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "host/metal_device.h"
@@ -57,6 +61,7 @@ using MsgBoolFn = unsigned char (*)(Id, Sel);
 using MsgBoolLongFn = unsigned char (*)(Id, Sel, long);
 using MsgCStrFn = const char* (*)(Id, Sel);
 using MsgVoidFn = void (*)(Id, Sel);
+using MsgU64Fn = uint64_t (*)(Id, Sel);
 
 constexpr const char* kObjcPath = "/usr/lib/libobjc.A.dylib";
 constexpr const char* kMetalPath = "/System/Library/Frameworks/Metal.framework/Metal";
@@ -89,12 +94,14 @@ struct Objc {
     return utf8 ? std::string(utf8) : std::string();  // copied before the pool that may own it is popped
   }
   void release(Id obj) const { reinterpret_cast<MsgVoidFn>(send)(obj, sel("release")); }
+  uint64_t u64(Id obj, const char* s) const { return reinterpret_cast<MsgU64Fn>(send)(obj, sel(s)); }
 };
 
 // MPSDevice.mm's choice among the devices: the first that is not low-power and supports
 // MTLGPUFamilyMac2. "" when none is; *skipped then says what each device was refused for.
 // *first: the first device's name, whatever it is.
-std::string pick_as_mps_does(const Objc& objc, Id devices, std::string* skipped, std::string* first) {
+std::string pick_as_mps_does(const Objc& objc, Id devices, std::string* skipped, std::string* first,
+                             Id* picked = nullptr) {
   const unsigned long n = objc.count(devices);
   for (unsigned long i = 0; i < n; ++i) {
     Id device = objc.at(devices, i);
@@ -108,51 +115,74 @@ std::string pick_as_mps_does(const Objc& objc, Id devices, std::string* skipped,
       *skipped += " '" + objc.name(device) + "' lacks MTLGPUFamilyMac2 (Metal 2);";
       continue;
     }
+    if (picked) *picked = device;
     return objc.name(device);
   }
   return std::string();
 }
 
-}  // namespace
+// Metal's device as MPS picks it: its name (or the first device's, see metal_default_device_name)
+// and, for the picked device only, recommendedMaxWorkingSetSize. Read inside one autorelease pool.
+struct Picked {
+  std::string name, first, skipped, failure;
+  unsigned long count = 0;
+  std::optional<uint64_t> recommended_max;
+};
 
-std::string metal_default_device_name(std::string* why) {
-  auto fail = [why](std::string w) {
-    if (why) *why = std::move(w);
-    return std::string();
-  };
+Picked read_metal() {
+  Picked r;
   // Both handles stay open: Metal keeps state for the process, and unloading frameworks is unsafe.
   void* objc_lib = ::dlopen(kObjcPath, RTLD_NOW | RTLD_LOCAL);
-  if (!objc_lib) return fail(dl_failure("dlopen libobjc"));
+  if (!objc_lib) return r.failure = dl_failure("dlopen libobjc"), r;
   void* metal = ::dlopen(kMetalPath, RTLD_NOW | RTLD_LOCAL);
-  if (!metal) return fail(dl_failure("dlopen Metal.framework"));
+  if (!metal) return r.failure = dl_failure("dlopen Metal.framework"), r;
   auto copy_all = symbol<CopyAllDevicesFn>(metal, "MTLCopyAllDevices");
   auto push = symbol<PoolPushFn>(objc_lib, "objc_autoreleasePoolPush");
   auto pop = symbol<PoolPopFn>(objc_lib, "objc_autoreleasePoolPop");
   const Objc objc{symbol<SelRegisterFn>(objc_lib, "sel_registerName"), ::dlsym(objc_lib, "objc_msgSend")};
-  if (!copy_all || !objc.sel || !push || !pop || !objc.send) return fail("Metal or libobjc lacks a symbol this code needs");
-
+  if (!copy_all || !objc.sel || !push || !pop || !objc.send)
+    return r.failure = "Metal or libobjc lacks a symbol this code needs", r;
   void* pool = push();
   Id devices = copy_all();  // the Copy rule: we own the array (its devices are the array's)
-  unsigned long n = 0;
-  std::string name;
-  std::string skipped;
-  std::string first;
   if (devices) {
-    n = objc.count(devices);
-    name = pick_as_mps_does(objc, devices, &skipped, &first);
+    r.count = objc.count(devices);
+    Id picked = nullptr;
+    r.name = pick_as_mps_does(objc, devices, &r.skipped, &r.first, &picked);
+    if (picked) r.recommended_max = objc.u64(picked, "recommendedMaxWorkingSetSize");
     objc.release(devices);
   }
   pop(pool);
-  if (!devices || n == 0) return fail("MTLCopyAllDevices returned no Metal device");
-  if (name.empty() && first.empty()) return fail("the Metal device has no name");
-  if (name.empty()) {
+  if (!devices || r.count == 0) r.failure = "MTLCopyAllDevices returned no Metal device";
+  return r;
+}
+
+}  // namespace
+
+std::string metal_default_device_name(std::string* why) {
+  Picked p = read_metal();
+  auto fail = [why](std::string w) {
+    if (why) *why = std::move(w);
+    return std::string();
+  };
+  if (!p.failure.empty()) return fail(p.failure);
+  if (p.name.empty() && p.first.empty()) return fail("the Metal device has no name");
+  if (p.name.empty()) {
     // Still the machine's device, so that a VM's paravirtual device is named (and flagged) even
     // where MPS would refuse it; *why says that MPS would use none.
-    if (!skipped.empty()) skipped.pop_back();
-    if (why) *why = "no Metal device that MPS would use (as aten/src/ATen/mps/MPSDevice.mm selects):" + skipped;
-    return first;
+    if (!p.skipped.empty()) p.skipped.pop_back();
+    if (why) *why = "no Metal device that MPS would use (as aten/src/ATen/mps/MPSDevice.mm selects):" + p.skipped;
+    return p.first;
   }
-  return name;
+  return p.name;
+}
+
+std::optional<uint64_t> metal_recommended_max_working_set(std::string* why) {
+  Picked p = read_metal();
+  if (!p.failure.empty() || !p.recommended_max) {
+    if (why) *why = !p.failure.empty() ? p.failure : "no Metal device that MPS would use";
+    return std::nullopt;
+  }
+  return p.recommended_max;
 }
 
 }  // namespace wmb

@@ -11,11 +11,12 @@
 
 namespace wmb {
 
-void choose_main_job(RunnerOptions& o, bool cap_given) {
+void choose_main_job(RunnerOptions& o, bool cap_given, const MacRuns& runs) {
 #ifdef __APPLE__
   (void)cap_given;
-  warn_before_mac_fill(o.scenario);  // job/mac_warning.h: fills up to N GiB of M GiB, Ctrl-C to stop
+  warn_before_mac_fill(o.scenario, runs);  // job/mac_warning.h: fills up to N GiB of M GiB, Ctrl-C to stop
 #else
+  (void)runs;
   Scenario& s = o.scenario;
   if (s.device != "mps") return;
   SandboxSupport sup = sandbox_support(true);

@@ -4,12 +4,15 @@
 // fill and, on a terminal, waits a few seconds (job/mac_warning.h).
 #pragma once
 
+#include "job/mac_warning.h"
+
 #include "runner/runner.h"
 
 namespace wmb {
 
 // cap_given: --cap was on the command line (the cpu fallback then keeps it). Throws ProbeError
-// when free memory cannot be read for the cpu fallback.
-void choose_main_job(RunnerOptions& o, bool cap_given);
+// when free memory cannot be read for the cpu fallback. `runs`: how many fills the command runs
+// of the scenario, for the warning on a Mac (releases, tune; job/mac_warning.h).
+void choose_main_job(RunnerOptions& o, bool cap_given, const MacRuns& runs = {});
 
 }  // namespace wmb

@@ -23,7 +23,7 @@ std::string why_not_run(const SessionEnd& end) {
 
 int finish(const RunnerOptions& opts, Prepared& prep, const SessionEnd& end, std::ostream& out, std::ostream& err) {
   const std::string& dir = prep.dir;
-  // A folder of the user's own command resumes only with --command (cli/run_setup.cpp).
+  // A folder of the user's own command resumes only with --command (job/run_setup.cpp).
   // A tune folder continues with `tune --resume` only: `run --resume` would not go on with the search.
   const std::string resume = "wmbench " + opts.resume_verb + " --resume " + dir + (opts.scenario.program == "command" ? " --command" : "");
   int exit_code = end.exit_code;

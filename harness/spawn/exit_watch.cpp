@@ -51,7 +51,16 @@ bool ExitWatch::wait(double seconds) {
     const int ms = left <= 0 ? 0 : static_cast<int>(std::min(std::ceil(left), 2.0e9));
     struct pollfd p = {fd_, POLLIN, 0};
     const int pr = ::poll(&p, 1, ms);
-    if (pr > 0) return true;  // POLLIN (ended) or POLLERR/POLLHUP: either way, waitpid decides
+    if (pr > 0) {
+      // A pidfd is readable once the child is a zombie. A kqueue's NOTE_EXIT may come first:
+      // xnu bsd/kern/kern_exit.c proc_exit() posts "knote_hint = NOTE_EXIT | (p->p_xstat &
+      // 0xffff); proc_knote(p, knote_hint);" before "p->p_stat = SZOMB;". So "ended" is said only
+      // once waitid sees it (reapable); until then a 1 ms rest, never a spin (the fd stays readable).
+      if (ended_nowait(pid_)) return true;
+      if (clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
     if (pr == 0 && ms == 0) return false;
     if (pr < 0 && errno != EINTR) return ended_nowait(pid_);
     if (pr == 0 && clock::now() >= deadline) return false;

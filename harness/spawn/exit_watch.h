@@ -29,8 +29,9 @@ class ExitWatch {
   // Readable (POLLIN) once the process has ended; -1: none on this system (fallback).
   int fd() const { return fd_; }
   const char* kind() const { return kind_; }  // "pidfd" | "kqueue" | "poll"
-  // True when the process has ended (it is then reapable without blocking); false when `seconds`
-  // passed first. Does not reap.
+  // True when the process has ended and is reapable without blocking (waitid WEXITED|WNOWAIT saw
+  // it: on macOS NOTE_EXIT can fire before the zombie exists, see exit_watch.cpp); false when
+  // `seconds` passed first. Does not reap.
   bool wait(double seconds);
   // Without waiting.
   bool ended();

@@ -2,7 +2,9 @@
 // scripts/cross-macos.sh for aarch64-macos; it has NOT run on a Mac.
 // Registering NOTE_EXIT for a child that has already exited fails with ESRCH: libuv met the same
 // ("process,bsd: handle kevent NOTE_EXIT failure", libuv PR #3451: "The kernel may return ESRCH if
-// the child has already exited here"), so ESRCH means gone.
+// the child has already exited here"), so ESRCH means gone. NOTE_EXIT itself can come before the
+// child is reapable (xnu bsd/kern/kern_exit.c proc_exit(): proc_knote(p, NOTE_EXIT | ...) precedes
+// "p->p_stat = SZOMB;"), so ExitWatch::wait (exit_watch.cpp) confirms with waitid before "ended".
 #include "spawn/exit_watch.h"
 
 #include <sys/event.h>

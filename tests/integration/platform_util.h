@@ -15,12 +15,15 @@
 #pragma once
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -184,6 +187,21 @@ inline std::string true_program() {
     return p.empty() ? std::string("/usr/bin/true") : p;
   }();
   return t;
+}
+
+// "" when DIR's file system takes a file name that is not UTF-8, else why not. APFS (every Mac)
+// refuses one with EILSEQ ("Illegal byte sequence"); Linux file systems take any bytes but '/'
+// and NUL. Tried for real in DIR, so the answer is this file system's, not this OS's guess.
+inline std::string non_utf8_names_unusable(const std::string& dir) {
+  const std::string probe = dir + "/wmbt-\xff\xfe-probe";  // portable: the probe itself
+  const int fd = ::open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return "";
+  }
+  return "this file system refuses file names that are not UTF-8 (" + std::string(std::strerror(errno)) +
+         "; APFS does: \"Illegal byte sequence\")";
 }
 
 // A line of sh that leaves `sleep 300` running, detached from the job's stdio, after the job ends.

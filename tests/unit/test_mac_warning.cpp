@@ -72,3 +72,14 @@ TEST(MacWarning, ARamThatCouldNotBeReadIsSaidSoNotZeroBytes) {
   EXPECT_NE(w.find("RAM could not be read"), std::string::npos) << w;
   EXPECT_NE(w.find("Ctrl-C stops it"), std::string::npos) << w;
 }
+
+TEST(MacWarning, CountsEveryFillOfReleasesAndTuneNotOneMatrix) {
+  // issue 42: `releases` fills the matrix once per release, `tune` one cell per probed setting.
+  const MacFillFacts r = mac_fill_facts(watermark_like(), 16ull << 30, {6, "the matrix once for each of 3 release(s)"});
+  EXPECT_EQ(r.cells, 6u);
+  const std::string w = mac_fill_warning(r);
+  EXPECT_NE(w.find("6 cell(s) one after another (the matrix once for each of 3 release(s))"), std::string::npos) << w;
+  const MacFillFacts t = mac_fill_facts(watermark_like(), 16ull << 30, {7, "up to 7 settings that tune probes"});
+  EXPECT_NE(mac_fill_warning(t).find("7 cell(s) one after another (up to 7 settings"), std::string::npos);
+  EXPECT_EQ(mac_fill_facts(watermark_like(), 16ull << 30).what, "") << "run: one matrix, said as before";
+}

@@ -1,4 +1,4 @@
-#include "cli/run_setup.h"
+#include "job/run_setup.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,17 +6,18 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.h"
+#include "common/exit_codes.h"
 #include "io/files.h"
 #include "common/units.h"
 #include "probe/probe.h"
 #include "job/resume_gate.h"
 #include "job/run_input.h"
+#include "tools/locate.h"
 #include "runner/runner.h"
 #include "common/limits.h"
 #include "scenario/scenario.h"
 
-namespace wmb::cli {
+namespace wmb {
 
 void add_guard_signal_flags(CLI::App* c, GuardSignalFlags& f) {
   c->add_option("--pressure", f.pressure,
@@ -71,8 +72,7 @@ void apply_scenario_flags(const ScenarioFlags& f, Scenario& s) {
   check_plan_size(s.matrix.size(), s.repeats, "the plan");
 }
 
-void apply_command_flag(bool command, bool resume, Scenario& s) {
-  const DashArgs& d = args_after_dashes();
+void apply_command_flag(bool command, bool resume, const CommandArgs& d, Scenario& s) {
   if (!command && d.present)
     throw RunInputError("arguments after -- are a command to run, but --command is not given; usage: --command -- CMD ARGS...");
   // A scenario file or a folder to resume (often someone else's) that names a command to run: it
@@ -132,4 +132,20 @@ std::optional<int> input_error_exit(const std::string& cmd, const std::function<
   return kExitUsage;
 }
 
-}  // namespace wmb::cli
+std::string default_base_python(std::string* which) {
+#ifdef __APPLE__
+  std::string venv_python;
+  if (const char* v = std::getenv("WMBENCH_VENV"); v && *v == '/') venv_python = std::string(v) + "/bin/python";
+  if (venv_python.empty() || !is_executable(venv_python)) venv_python = find_repo_file(".venv/bin/python");
+  if (!venv_python.empty() && is_executable(venv_python)) {
+    *which = "the set-up's venv python " + venv_python + " (scripts/setup-macos.sh; --base-python to choose another)";
+    return venv_python;
+  }
+  *which = "python3 on PATH: no set-up venv found (bash scripts/setup-macos.sh makes one with a Python pip has a torch for)";
+#else
+  *which = "python3 on PATH";
+#endif
+  return "python3";
+}
+
+}  // namespace wmb

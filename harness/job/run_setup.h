@@ -18,7 +18,7 @@ struct GuardSettings;
 struct RunnerOptions;
 }  // namespace wmb
 
-namespace wmb::cli {
+namespace wmb {
 
 // The guard's signals besides swap, flags of run, tune, releases and guard ("" = the scenario's
 // or the default): --pressure critical|warn|off, --pressure-stall PCT, --compressor-budget
@@ -45,13 +45,25 @@ void apply_scenario_flags(const ScenarioFlags& f, Scenario& s);
 
 // `--command` of run and tune: the job after "--" into `s` (program "command"); with --resume the
 // folder's own command. Throws RunInputError naming what is wrong.
-void apply_command_flag(bool command, bool resume, Scenario& s);
+// What followed the first "--" of the command line (cli/command.h args_after_dashes()).
+struct CommandArgs {
+  bool present = false;
+  std::vector<std::string> args;
+};
+void apply_command_flag(bool command, bool resume, const CommandArgs& dashes, Scenario& s);
 
 // The scenario: --resume DIR's (job/run_input.h load_resume), or the SCENARIO file's (a path
 // or a name in scenarios/). Returns whether it is the main job (neither given). Throws
 // RunInputError (both given), ScenarioError, FileError.
 bool load_scenario_or_resume(const std::string& scenario, const std::string& resume, RunnerOptions& o,
                              std::vector<std::string>& warnings);
+
+// The Python that makes `wmbench releases`' environments when --base-python is not given (issue
+// 42): on a Mac the set-up's venv python ($WMBENCH_VENV/bin/python, else the checkout's
+// .venv/bin/python: scripts/setup-macos.sh made it with a Python pip has a torch wheel for; a fresh
+// Mac's python3 is the Command Line Tools' 3.9, which has no wheel of torch 2.9+), else python3.
+// *which says which, for the user.
+std::string default_base_python(std::string* which);
 
 // A command child inside a sandbox: the note that the fill settings do not reach it.
 void note_command_in_sandbox(RunnerOptions& o);
@@ -62,4 +74,4 @@ void note_command_in_sandbox(RunnerOptions& o);
 // input is good and the command goes on.
 std::optional<int> input_error_exit(const std::string& cmd, const std::function<void()>& read_input);
 
-}  // namespace wmb::cli
+}  // namespace wmb
