@@ -43,7 +43,8 @@ struct Ctx {
 void check_listing(Ctx& c) {
   static const std::set<std::string> known = {"README.md", "machine.json", "scenario.json", "summary.json", "table.md",
                                               "results.csv", "runs", "plots", kLockFileName,
-                                              "tune.json"};  // tune.json: `wmbench tune` (tune/tune.h)
+                                              "tune.json",   // tune.json: `wmbench tune` (tune/tune.h)
+                                              "lever.json"};  // a cell's iogpu.wired_limit_mb (lever/wired_lever.h)
   for (const auto& e : c.f.list("")) {
     if (e.name.find(".tmp.") != std::string::npos) {
       c.problem(e.name, "a half-written file (a write was cut short); remove it");

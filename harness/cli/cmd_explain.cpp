@@ -20,6 +20,8 @@
 #include "io/json_input.h"
 #include "errparse/error_parser.h"
 #include "explain/explain.h"
+#include "common/units.h"
+#include "scenario/wired_limit.h"
 
 namespace {
 
@@ -28,14 +30,25 @@ struct ExplainArgs {
   bool json = false;
   double high = wmb::kDefaultHighWatermark;
   double fraction = 0;  // --fraction (given: fraction_given)
+  std::string wired_limit;  // --wired-limit N (MiB)
 };
 
 int run_explain(const ExplainArgs& args, bool high_given, bool fraction_given) {
   std::string text;
   if (!wmb::read_pasted_input("wmbench explain", args.file, text)) return wmb::cli::kExitUsage;
   const wmb::ParsedError parsed = wmb::parse_error(text);
-  wmb::ExplainOptions opt{args.high, high_given, std::nullopt};
+  wmb::ExplainOptions opt{args.high, high_given, std::nullopt, std::nullopt};
   if (fraction_given) opt.fraction = args.fraction;
+  if (!args.wired_limit.empty()) {
+    try {
+      const wmb::WiredLimit w = wmb::parse_wired_limit(args.wired_limit);
+      if (w.percent_ram) throw wmb::UnitError("a share of RAM needs the RAM; give MiB (e.g. 12000)");
+      if (!w.system_default()) opt.wired_limit_mib = w.mib;
+    } catch (const wmb::UnitError& e) {
+      std::cerr << "wmbench explain: --wired-limit: " << e.what() << '\n';
+      return wmb::cli::kExitUsage;
+    }
+  }
   if (args.json) {
     // Ill-formed UTF-8 in the pasted text is written as U+FFFD: a dump never throws.
     std::cout << wmb::explain_json(parsed, opt).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
@@ -80,6 +93,8 @@ const wmb::cli::Registrar reg{wmb::cli::Command{40, [](CLI::App& app, int& exit_
         return std::string();
       },
       "F in (0, 2]"));
+  sub->add_option("--wired-limit", args->wired_limit,
+                  "The sysctl iogpu.wired_limit_mb (MiB): also say what the limit would be with it (HIGH x it)");
   sub->callback([args, high, fraction, &exit_code]() {
     exit_code = run_explain(*args, high->count() > 0, fraction->count() > 0);
   });

@@ -24,6 +24,9 @@ const wmb::cli::Registrar reg{wmb::cli::Command{50, [](CLI::App& app, int& exit_
   sub->add_option("--ram", args->ram, "RAM of the Mac to predict for (default: this machine's), e.g. 48GiB");
   sub->add_option("--recommended-max", args->recommended_max,
                   "Metal's recommended max working set (default: from MPS on a Mac, else estimated from the RAM)");
+  sub->add_option("--wired-limit", args->wired_limit,
+                  "The sysctl iogpu.wired_limit_mb to predict with (MiB, e.g. 12000, or 80%RAM; 0 = the system "
+                  "default): Metal's recommended max follows it, so every limit is HIGH x it");
   sub->add_option("--free", args->free,
                   "Memory free with the everyday apps open (default: measured now; with --ram, this machine's "
                   "free share of it)");

@@ -25,7 +25,8 @@ struct RunArgs {
   std::string scenario;
   std::string out = "results";
   ScenarioFlags flags;  // --device, --step, --cap, --timeout, --swap-budget, --repeat
-  std::string fill, python, ram_limit, resume, recommended_max, model_mac_ram, model_revision, other_allocations;
+  std::string fill, python, ram_limit, resume, recommended_max, model_mac_ram, model_revision, other_allocations,
+      wired_limit;
   std::vector<std::string> only, allow_env;
   bool force = false;
   bool no_plots = false;
@@ -49,6 +50,7 @@ int run_command(const RunArgs& a) {
   if (auto code = input_error_exit("run", [&] {
       if (!a.ram_limit.empty()) o.ram_limit = parse_size(a.ram_limit);
       if (!a.recommended_max.empty()) o.recommended_max = check_model_bytes(parse_size(a.recommended_max), "--recommended-max");
+      if (!a.wired_limit.empty()) o.wired_limit = parse_wired_limit(a.wired_limit);
       if (!a.model_mac_ram.empty()) o.model_mac_ram = check_model_bytes(parse_size(a.model_mac_ram), "--model-mac-ram");
       const bool main_job = load_scenario_or_resume(a.scenario, a.resume, o, warnings);
       apply_scenario_flags(a.flags, o.scenario);
@@ -56,6 +58,9 @@ int run_command(const RunArgs& a) {
       if (main_job && a.flags.device.empty()) choose_main_job(o, !a.flags.cap.empty());
       note_command_in_sandbox(o);
       apply_model_revision(a.model_revision, o);
+      if (o.wired_limit && o.scenario.device != "mps-model")
+        throw RunInputError("--wired-limit applies only to device mps-model (the modelled iogpu.wired_limit_mb); on a "
+                            "Mac a cell sets the real one: \"sysctl\": {\"iogpu.wired_limit_mb\": N}");
       if (!a.other_allocations.empty()) {
         if (o.scenario.device != "mps-model")
           throw RunInputError("--other-allocations applies only to device mps-model (the model's \"other allocations\")");
@@ -94,6 +99,9 @@ Registrar reg{Command{10, [](CLI::App& app, int& exit_code) {
                 "(default: $WMBENCH_PYTHON_CHILD, except for mps-model)");
   c->add_option("--ram-limit", a->ram_limit, "Linux: run each child in a memory cgroup of this size (needs root and swap)");
   c->add_option("--recommended-max", a->recommended_max, "mps-model: the modelled recommended max working set");
+  c->add_option("--wired-limit", a->wired_limit,
+                "mps-model: the modelled sysctl iogpu.wired_limit_mb (MiB, e.g. 12000, or 80%RAM): the recommended max "
+                "follows it, so max allowed = HIGH x it");
   c->add_option("--model-mac-ram", a->model_mac_ram, "mps-model: RAM of the Mac that is modelled (default 48GiB, the write-up's)");
   c->add_option("--model-revision", a->model_revision,
                 "mps-model: the PyTorch release modelled: " + mpsmodel::revision_names() + " (default current, the newest; --resume keeps the folder's; \"list\" lists them with their PRs)");

@@ -26,6 +26,7 @@ struct TuneArgs {
   std::string scenario, out = "results", resume, fill, python, ram_limit, timeout, swap_budget;
   GuardSignalFlags guard;
   std::string bracket, tolerance, low = "same";
+  std::string lever = "watermark";  // --lever: watermark (the search) or wired (the sysctl's lines)
   double resolution = kDefaultTuneResolution;
   int repeat = 1;
   bool command = false, no_plots = false;
@@ -57,6 +58,7 @@ TunePolicy policy_of(const TuneArgs& a) {
 }
 
 int tune_command(const TuneArgs& a) {
+  if (a.lever == "wired") return run_tune_wired_lever(std::cout, std::cerr);
   TuneOptions t;
   RunnerOptions& o = t.run;
   std::vector<std::string> warnings;
@@ -96,6 +98,11 @@ Registrar reg{Command{11, [](CLI::App& app, int& exit_code) {
                                        "command, ends cleanly here: bracket, then bisection, each probe a fresh guarded run");
   c->add_option("scenario", a->scenario, "Scenario file or name (default: mps-watermark; off a Mac the MPS model in a sandbox)");
   c->add_flag("--command", a->command, "Tune your own command (after --) instead of the fill");
+  c->add_option("--lever", a->lever,
+                "watermark: search the HIGH/LOW ratio (default); wired: the sysctl iogpu.wired_limit_mb lines that cap "
+                "every framework (set, put back; root; resets at reboot), for the memory free now, without a search")
+      ->check(CLI::IsMember({"watermark", "wired"}))
+      ->capture_default_str();
   c->add_option("--resolution", a->resolution, "Stop when the clean and unclean settings are this close")->capture_default_str();
   c->add_option("--bracket", a->bracket, "LOW,HIGH ratios to search between (default 0.5,1.7; above 0, at most 2.0)");
   c->add_option("--tolerance", a->tolerance, "Swap growth that still counts as clean (default 32MiB)");

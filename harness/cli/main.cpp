@@ -10,6 +10,7 @@
 #include "build_info.h"
 #include "cli/command.h"
 #include "io/terminal_text.h"
+#include "lever/journal.h"
 
 namespace wmb::cli {
 std::vector<Command>& registry() {
@@ -79,6 +80,9 @@ int main(int argc, char** argv) {
   // Text from others (a child's hello, a contributed folder) never reaches the terminal as a
   // control sequence: every line printed through cout/cerr is escaped (io/terminal_text.h).
   wmb::install_terminal_escaping();
+  // A value of iogpu.wired_limit_mb that a wmbench killed or crashed left set is put back first,
+  // whatever the command (lever/journal.h); nothing is looked at beyond one stat when none is.
+  wmb::lever::restore_left_over(std::cerr);
   CLI::App app{"wmbench: how PyTorch's MPS memory limits really behave (watermark matrix, guard, reports)"};
   app.set_version_flag("--version", std::string(WMBENCH_VERSION) + " (" WMBENCH_GIT_REV ")");
   app.require_subcommand(0, 1);

@@ -94,6 +94,12 @@ nlohmann::json explain_json(const ParsedError& e, const ExplainOptions& opt) {
     const auto ram = mpsmodel::likely_ram_for_recommended(*rec);
     j["likely_ram_bytes"] = ram ? nlohmann::json(*ram) : nlohmann::json(nullptr);
   }
+  if (opt.wired_limit_mib) {
+    const long double lim = static_cast<long double>(opt.ratio()) * static_cast<long double>(*opt.wired_limit_mib) * MiB;
+    j["wired_limit"] = {{"iogpu.wired_limit_mb", *opt.wired_limit_mib},
+                        {"recommended_max_bytes", *opt.wired_limit_mib * MiB},
+                        {"max_allowed_bytes", lim >= 18446744073709551615.0L ? UINT64_MAX : static_cast<uint64_t>(lim)}};
+  }
   return j;
 }
 

@@ -26,6 +26,9 @@ struct ExplainOptions {
   // and the call replaces the high ratio (MPSHooks::setMemoryFraction -> setHighWatermarkRatio,
   // mpsmodel/memory_fraction.h), so F, when given, is the ratio the limit came from (issue 30).
   std::optional<double> fraction;
+  // --wired-limit N: the sysctl iogpu.wired_limit_mb (MiB) to say the limit for; Metal's recommended
+  // max follows it (AlexsJones/llmfit#754, antirez/ds4#893), so the limit would be ratio() x N MiB.
+  std::optional<uint64_t> wired_limit_mib;
   double ratio() const { return fraction ? *fraction : high; }
 };
 

@@ -83,6 +83,19 @@ void explain_recommended(const ParsedError& e, double ratio, uint64_t rec, std::
       format_size(rec), format_size(suggested));
 }
 
+// --wired-limit N: the limit with the sysctl set, next to the one the message names.
+void explain_wired_limit(const ParsedError& e, double ratio, uint64_t mib, std::string& out) {
+  const long double lim = static_cast<long double>(ratio) * static_cast<long double>(mib) * MiB;
+  const uint64_t limit = lim >= 18446744073709551615.0L ? UINT64_MAX : static_cast<uint64_t>(lim);
+  out += fmt::format(
+      "With iogpu.wired_limit_mb={}: Metal's recommended max follows the sysctl ({} MiB), so the limit would be "
+      "{:g} x {} = {}{}, for PyTorch, MLX and llama.cpp at once. Set it with `sudo sysctl iogpu.wired_limit_mb={}` "
+      "(root; a new process picks it up; it resets at reboot), put it back with `sudo sysctl iogpu.wired_limit_mb=0` "
+      "(the system default) or the value `sysctl iogpu.wired_limit_mb` showed before.\n",
+      mib, mib, ratio, format_size(mib * MiB), format_size(limit),
+      e.max_allowed_bytes ? fmt::format(" (the message's: {})", format_size(*e.max_allowed_bytes)) : "", mib);
+}
+
 }  // namespace
 
 void explain_mps(const ParsedError& e, const ExplainOptions& opt, std::string& out) {
@@ -95,6 +108,7 @@ void explain_mps(const ParsedError& e, const ExplainOptions& opt, std::string& o
     out += fmt::format("Which limit: PyTorch's own MPS limit (HIGH watermark), not the end of RAM.\n");
     explain_ratio(opt, ratio, out);
     explain_recommended(e, ratio, *rec, out);
+    if (opt.wired_limit_mib) explain_wired_limit(e, ratio, *opt.wired_limit_mib, out);
   } else if (e.max_allowed_bytes) {
     // The message has a max allowed, but max allowed / HIGH is beyond 2^64 bytes: the HIGH given
     // cannot be the one in force (explain --high 1e-10 once said there was no max allowed).

@@ -18,7 +18,7 @@ std::optional<FromError> read_from_error(const PredictArgs& a) {
   std::string text;
   if (!read_pasted_input("wmbench predict --from-error", a.from_error, text)) return std::nullopt;
   const ParsedError e = parse_error(text);
-  ExplainOptions opt{a.high, a.high_given, std::nullopt};
+  ExplainOptions opt{a.high, a.high_given, std::nullopt, std::nullopt};
   if (a.fraction_given) opt.fraction = a.fraction;
   const auto rec = implied_recommended_max(e, opt.ratio());
   if (e.kind != ErrorKind::MpsOom || !rec || *rec == 0) {

@@ -20,6 +20,7 @@
 #include "sandbox/sandbox.h"
 #include "spawn/process.h"
 #include "scenario/scenario.h"
+#include "scenario/wired_limit.h"
 #include "tools/locate.h"
 
 namespace wmb::inspect {
@@ -91,6 +92,30 @@ void add_default_settings(nlohmann::json& j, const std::string& device, uint64_t
   j["settings"] = settings;
 }
 
+// The second lever, iogpu.wired_limit_mb: its value now, and the lines that set and restore it.
+nlohmann::json wired_limit_part(const MachineFacts& f) {
+  const std::optional<int64_t> now = f.mac ? f.mac->iogpu_wired_limit_mb : std::nullopt;
+  const uint64_t found = now && *now > 0 ? static_cast<uint64_t>(*now) : 0;
+  const uint64_t example = f.ram_bytes / MiB * 8 / 10;  // 80 % of RAM (exo's configure_mlx.sh rule, in part)
+  return {{"sysctl", kWiredLimitKey},
+          {"now_mib", now ? nlohmann::json(*now) : nlohmann::json(nullptr)},
+          {"set_command", wired_limit_set_line(example)},
+          {"set_example", "80 % of RAM"},
+          {"restore_command", wired_limit_set_line(found)},
+          {"note", "Metal's recommended max follows it, so every PyTorch limit is HIGH x it (and MLX's and llama.cpp's "
+                   "follow too); root only; it resets at reboot; 0 is the system default, not unlimited"}};
+}
+
+void print_wired_limit(const nlohmann::json& w) {
+  std::cout << fmt::format("wired limit  {} {}: {}\n", kWiredLimitKey,
+                           w["now_mib"].is_null() ? "(no such sysctl here: not a Mac)"
+                                                  : fmt::format("= {} now", w["now_mib"].get<int64_t>()),
+                           w["note"].get<std::string>());
+  std::cout << fmt::format("  set:     {}   (e.g. {})\n", w["set_command"].get<std::string>(),
+                           w["set_example"].get<std::string>());
+  std::cout << fmt::format("  restore: {}   (the value found now)\n", w["restore_command"].get<std::string>());
+}
+
 void print_text(const MachineFacts& f, const nlohmann::json& j, bool hello, uint64_t rec) {
   const nlohmann::json& settings = j["settings"];
   std::cout << fmt::format("machine      {} {} ({}), {} CPUs\n", f.os, f.os_version, f.chip, f.cpus);
@@ -107,6 +132,7 @@ void print_text(const MachineFacts& f, const nlohmann::json& j, bool hello, uint
   else
     std::cout << fmt::format("torch        not reachable: {}\n", j["torch_error"].get<std::string>());
   std::cout << fmt::format("recommended  {} ({})\n", format_size(rec), j["recommended_max_source"].get<std::string>());
+  print_wired_limit(j["wired_limit"]);
   if (!settings.empty()) {
     std::cout << "\nLimits of scenarios/mps-watermark.json on this machine:\n";
     for (const auto& r : settings) {
@@ -170,6 +196,7 @@ int run_info(std::string device, bool json_out, const std::string& python) {
   j["recommended_max_bytes"] = *rec;
   j["recommended_max_source"] = modelled ? "estimated from RAM (macos_memory.h), not read from MPS" : "read from the device";
   add_default_settings(j, device, *rec, f.ram_bytes);
+  j["wired_limit"] = wired_limit_part(f);
   // Without the child's hello info did not do its whole job (torch unreachable): exit 1, after
   // saying everything else it knows.
   const int code = hello ? kExitOk : kExitFail;

@@ -11,6 +11,7 @@
 #include "mpsmodel/macos_memory.h"
 #include "probe/probe.h"
 #include "scenario/sizes.h"
+#include "scenario/wired_limit.h"
 
 namespace wmb::inspect {
 
@@ -34,6 +35,27 @@ std::optional<FreeNow> free_now(std::vector<std::string>& warnings) {
   return std::nullopt;
 }
 
+// --wired-limit: Metal's recommended max follows iogpu.wired_limit_mb (scenario/wired_limit.h), so
+// it is the recommended max; 0 (the system default) leaves the estimate or MPS's own value.
+void apply_wired_limit(const PredictArgs& a, MachineView& v) {
+  if (a.wired_limit.empty()) return;
+  if (!a.recommended_max.empty())
+    throw UnitError("--wired-limit and --recommended-max both say the recommended max; give one");
+  uint64_t mib = 0;
+  try {
+    mib = resolve_wired_limit_mib(parse_wired_limit(a.wired_limit), v.ram);
+  } catch (const UnitError& e) {
+    throw UnitError(std::string("--wired-limit: ") + e.what());
+  }
+  if (mib == 0) return;
+  v.wired_limit_mib = mib;
+  v.recommended_max = check_model_bytes(mib * MiB, "--wired-limit");
+  v.recommended_source = fmt::format(
+      "--wired-limit: iogpu.wired_limit_mb={}, which Metal's recommended max follows (AlexsJones/llmfit#754, "
+      "antirez/ds4#893, Andyyyy64/whichllm#152)",
+      mib);
+}
+
 }  // namespace
 
 MachineView gather(const PredictArgs& a, std::vector<std::string>& warnings) {
@@ -54,6 +76,7 @@ MachineView gather(const PredictArgs& a, std::vector<std::string>& warnings) {
     v.recommended_max = check_model_bytes(parse_size(a.recommended_max), "--recommended-max");
     v.recommended_source = "--recommended-max";
   }
+  apply_wired_limit(a, v);
 #ifdef __APPLE__
   constexpr bool on_a_mac = true;
 #else
@@ -106,6 +129,7 @@ MachineView gather(const PredictArgs& a, std::vector<std::string>& warnings) {
     warnings.push_back("free memory unknown (the memory probe failed); use --free SIZE");
   }
   if (v.free && *v.free > v.ram) warnings.push_back("--free is larger than the RAM");
+  v.known_range = mpsmodel::known_range_text(v.ram);
   return v;
 }
 
@@ -128,8 +152,25 @@ mpsmodel::FillPlan fill_plan(const std::optional<Scenario>& sc, const MachineVie
 
 std::vector<mpsmodel::Setting> settings_of(const Scenario& sc) {
   std::vector<mpsmodel::Setting> v;
-  for (const auto& c : sc.matrix) v.push_back({c.label, c.env, c.memory_fraction});
+  for (const auto& c : sc.matrix) v.push_back({c.label, c.env, c.memory_fraction, std::nullopt});
   return v;
+}
+
+}  // namespace wmb::inspect
+
+namespace wmb::inspect {
+
+void apply_cell_wired_limits(const Scenario& sc, uint64_t ram, std::vector<mpsmodel::Setting>& cells) {
+  for (size_t i = 0; i < sc.matrix.size() && i < cells.size(); ++i) {
+    const Cell& c = sc.matrix[i];
+    if (!c.wired_limit) continue;
+    try {
+      const uint64_t mib = resolve_wired_limit_mib(*c.wired_limit, ram);
+      if (mib) cells[i].wired_limit_mib = mib;
+    } catch (const UnitError& e) {
+      throw UnitError(fmt::format("cell \"{}\": key \"sysctl\".\"{}\": {}", c.label, kWiredLimitKey, e.what()));
+    }
+  }
 }
 
 }  // namespace wmb::inspect

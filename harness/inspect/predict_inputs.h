@@ -23,6 +23,7 @@ struct PredictArgs {
   std::string revision = "current";
   std::string python;  // ask MPS through the Python child under it (default $WMBENCH_PYTHON_CHILD)
   std::string other;       // --other-allocations
+  std::string wired_limit;  // --wired-limit: the modelled iogpu.wired_limit_mb (MiB or "80%RAM")
   std::string from_error;  // --from-error FILE|-
   double high = kDefaultHighWatermark;  // --high: HIGH in force when the pasted error was raised
   bool high_given = false;
@@ -43,5 +44,8 @@ mpsmodel::FillPlan fill_plan(const std::optional<Scenario>& sc, const MachineVie
 
 // The scenario's cells as the model takes them (label, variables, memory_fraction).
 std::vector<mpsmodel::Setting> settings_of(const Scenario& sc);
+// Each cell's "sysctl" iogpu.wired_limit_mb, resolved against `ram`, into its setting (the
+// recommended max that cell is predicted with). Throws UnitError naming the cell.
+void apply_cell_wired_limits(const Scenario& sc, uint64_t ram, std::vector<mpsmodel::Setting>& cells);
 
 }  // namespace wmb::inspect

@@ -120,6 +120,14 @@ int run_predict(const PredictArgs& args) {
   if (const int code = gather_machine(a, m, warnings)) return code;
   auto plan = fill_plan(s.sc, m, a.revision);
   if (!apply_other(a, from, plan)) return kExitUsage;
+  if (s.sc) {
+    try {
+      apply_cell_wired_limits(*s.sc, m.ram, s.cells);  // a cell's "sysctl": its own recommended max
+    } catch (const UnitError& e) {
+      std::cerr << "wmbench predict: " << e.what() << '\n';
+      return kExitUsage;
+    }
+  }
   if (from) {
     m.recommended_source = from_error_source(*from);
     if (!args.ram.empty()) m.ram_source = "--ram";

@@ -16,6 +16,11 @@
 //   192 GB  144 GB            0.750  raullenchai/Rapid-MLX#183 (M2 Ultra; a table in a PR, macOS unstated)
 //   256 GB  239 GB            0.934  raullenchai/Rapid-MLX#183 (M3 Ultra; same table, macOS unstated)
 //
+// Every public figure found (the table above, and those that differ from it at the same RAM: other
+// chips, other macOS versions, and the figures read with iogpu.wired_limit_mb set) is kept in
+// public_figures() with its macOS version and source (macos_memory.cpp); the table above is the
+// curve the estimate interpolates, and predict shows the range the stock figures of a RAM give.
+//
 // The share is 2/3 up to 32 GB and 3/4 from 36/64 GB on older macOS, higher on macOS 26 in the few
 // figures found (48 GB 0.78, 128 GB 0.84). Between the known sizes the share is interpolated
 // linearly; below 8 GB it is the 8 GB share, above 256 GB the 256 GB share. This is an estimate
@@ -35,7 +40,28 @@ struct KnownMac {
   const char* source;
 };
 
+// The curve recommended_max_for_ram interpolates (one figure per RAM, the table above).
 const std::vector<KnownMac>& known_macs();
+
+// One public figure of recommendedMaxWorkingSetSize.
+struct PublicFigure {
+  uint64_t ram;
+  uint64_t recommended_max;
+  const char* macos;         // "26.5.2", "14 (Sonoma)", "unstated"
+  const char* source;        // the issue or file, chip and date
+  uint64_t wired_limit_mib;  // 0: stock; else read with iogpu.wired_limit_mb set to this
+  bool curve;                // one of known_macs()
+};
+const std::vector<PublicFigure>& public_figures();
+
+// The stock figures known for exactly this RAM (none: an empty range).
+struct RamRange {
+  std::vector<PublicFigure> figures;
+  uint64_t low = 0, high = 0;  // the least and the most of them
+};
+RamRange known_range(uint64_t ram);
+// In words, for predict: "public figures for 16.00 GiB: 10.67 to 11.84 GiB (4 figures: ...)"; "" when none.
+std::string known_range_text(uint64_t ram);
 
 double recommended_fraction(uint64_t ram);
 uint64_t recommended_max_for_ram(uint64_t ram);

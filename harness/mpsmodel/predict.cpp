@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "mpsmodel/macos_memory.h"
 #include "mpsmodel/memory_fraction.h"
 
 namespace wmb::mpsmodel {
@@ -46,7 +47,8 @@ Prediction predict_cell(const Setting& c, const PredictInputs& m, const FillPlan
   p.cfg = read_watermark_config_from_map(c.env);
   p.cfg.memory_fraction = c.memory_fraction;  // set_per_process_memory_fraction before the first allocation
   p.config_error = validate(p.cfg);
-  p.sim = simulate_fill(p.cfg, m.recommended_max, plan, m.ram);
+  const uint64_t rec = c.wired_limit_mib ? *c.wired_limit_mib * MiB : m.recommended_max;
+  p.sim = simulate_fill(p.cfg, rec, plan, m.ram);
   if (p.config_error) {
     p.expect = "config_error";
     p.why = "PyTorch raises \"" + *p.config_error + "\" " +
@@ -54,7 +56,7 @@ Prediction predict_cell(const Setting& c, const PredictInputs& m, const FillPlan
                                : "at the first MPS allocation");
     return p;
   }
-  const auto lim = compute_limits(p.cfg, m.recommended_max);
+  const auto lim = compute_limits(p.cfg, rec);
   if (lim.limited()) p.max_allowed = lim.max_allowed;
   // The other allocations count against the limit (allocated + other + request > max allowed,
   // MPSAllocator.mm) and are the process's memory too: at PyTorch's stop the process holds about
@@ -89,12 +91,12 @@ Prediction predict_cell(const Setting& c, const PredictInputs& m, const FillPlan
 
 std::vector<Setting> default_cells() {
   return {
-      {"default", {}, std::nullopt},
-      {"high-0.0", {{kHighEnv, "0.0"}}, std::nullopt},
-      {"high-1.0-low-1.0", {{kHighEnv, "1.0"}, {kLowEnv, "1.0"}}, std::nullopt},
-      {"high-0.8-low-0.8", {{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}, std::nullopt},
-      {"high-0.5-low-0.5", {{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}, std::nullopt},
-      {"high-0.8-alone", {{kHighEnv, "0.8"}}, std::nullopt},
+      {"default", {}, std::nullopt, std::nullopt},
+      {"high-0.0", {{kHighEnv, "0.0"}}, std::nullopt, std::nullopt},
+      {"high-1.0-low-1.0", {{kHighEnv, "1.0"}, {kLowEnv, "1.0"}}, std::nullopt, std::nullopt},
+      {"high-0.8-low-0.8", {{kHighEnv, "0.8"}, {kLowEnv, "0.8"}}, std::nullopt, std::nullopt},
+      {"high-0.5-low-0.5", {{kHighEnv, "0.5"}, {kLowEnv, "0.5"}}, std::nullopt, std::nullopt},
+      {"high-0.8-alone", {{kHighEnv, "0.8"}}, std::nullopt, std::nullopt},
   };
 }
 
@@ -219,6 +221,11 @@ std::string render_text(const PredictReport& r, bool simulation) {
   std::string s = fmt::format("Machine: RAM {} ({})\n", format_size(m.ram), m.ram_source);
   s += fmt::format("Recommended max working set: {} ({})\n", format_size_pytorch(m.recommended_max),
                    m.recommended_source);
+  if (m.wired_limit_mib)
+    s += fmt::format("Wired limit: iogpu.wired_limit_mb={} -> recommended max {} MiB, so every limit is HIGH x {} MiB\n",
+                     *m.wired_limit_mib, *m.wired_limit_mib, *m.wired_limit_mib);
+  if (!m.known_range.empty())
+    s += fmt::format("Known Macs: {}\n  used: {}\n", m.known_range, m.recommended_source);
   s += fmt::format("Memory free: {} ({})\n", m.free ? format_size(*m.free) : "unknown", m.free_source);
   s += fmt::format("Settings: {}\n\n", r.scenario_name);
   s += limits_table(r) + "\n" + suggestion_text(r);
@@ -235,6 +242,16 @@ nlohmann::json render_json(const PredictReport& r) {
   j["recommended_max_bytes"] = m.recommended_max;
   j["recommended_max_source"] = m.recommended_source;
   j["recommended_max_basis"] = m.recommended_basis ? json(*m.recommended_basis) : json(nullptr);
+  j["wired_limit_mib"] = m.wired_limit_mib ? json(*m.wired_limit_mib) : json(nullptr);
+  {
+    const RamRange kr = known_range(m.ram);
+    json figs = json::array();
+    for (const auto& f : kr.figures)
+      figs.push_back({{"recommended_max_bytes", f.recommended_max}, {"macos", f.macos}, {"source", f.source},
+                      {"estimate_curve", f.curve}});
+    j["known_range"] = kr.figures.empty() ? json(nullptr)
+                                          : json{{"low_bytes", kr.low}, {"high_bytes", kr.high}, {"figures", figs}};
+  }
   j["free_bytes"] = m.free ? json(*m.free) : json(nullptr);
   j["free_source"] = m.free_source;
   j["scenario"] = r.scenario_name;

@@ -23,6 +23,9 @@ struct Setting {
   std::string label;
   std::map<std::string, std::string> env;
   std::optional<double> memory_fraction;
+  // The cell's "sysctl" iogpu.wired_limit_mb (MiB), resolved: its recommended max (Metal's follows
+  // the sysctl); nullopt: the Mac's own (PredictInputs::recommended_max).
+  std::optional<uint64_t> wired_limit_mib;
 };
 
 // The Mac predicted for, and where each figure came from.
@@ -32,6 +35,10 @@ struct PredictInputs {
   uint64_t recommended_max = 0;
   std::string recommended_source;
   std::optional<std::string> recommended_basis;  // set when the recommended max is an estimate from RAM
+  // predict --wired-limit: the modelled iogpu.wired_limit_mb (MiB) the recommended max follows.
+  std::optional<uint64_t> wired_limit_mib;
+  // The range the known Macs of this RAM give (macos_memory.h known_range_text); "" when none.
+  std::string known_range;
   std::optional<uint64_t> free;
   std::string free_source;
 };

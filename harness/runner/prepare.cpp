@@ -1,6 +1,8 @@
 // The preparation: the child, the memory the runs see (sandbox, model), the sizes, the safety
 // refusal, the result folder, scenario.json and machine.json. Nothing is written before every
 // refusal had its say.
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "build_info.h"
@@ -36,6 +38,14 @@ RunMemory memory_for_runs(const RunnerOptions& opts, const MachineFacts& facts) 
     const uint64_t free_mem = opts.ram_limit ? *opts.ram_limit : static_cast<uint64_t>(facts.ram_bytes);
     m.model = mpsmodel::modelled_mac_for_sandbox(free_mem, opts.model_mac_ram.value_or(48 * GiB));
     if (opts.recommended_max) m.model->recommended_max = *opts.recommended_max;
+    // --wired-limit: the modelled iogpu.wired_limit_mb, which Metal's recommended max follows.
+    if (opts.wired_limit && !opts.wired_limit->system_default()) {
+      try {
+        m.model->recommended_max = resolve_wired_limit_mib(*opts.wired_limit, m.model->model_ram) * MiB;
+      } catch (const UnitError& e) {
+        throw RunRefused(fmt::format("--wired-limit: {} (the modelled Mac's RAM)", e.what()));
+      }
+    }
     m.ram_for_sizes = m.model->model_ram;
   }
   return m;
@@ -210,6 +220,9 @@ Prepared prepare(const RunnerOptions& opts, const Plan& plan, MemoryProbe& probe
   p.model = mem.model;
   p.sizes = sizes_for_runs(opts.scenario, mem.ram_for_sizes);
   refuse_unsafe_fill(opts, p.sizes, probe);
+  // The cells' "sysctl" (harness/lever/): refused or held before any folder exists.
+  p.lever = lever::check_wired_lever(plan.cells, opts.scenario.device, mem.model ? mem.model->model_ram : mem.ram_for_sizes,
+                                     ::geteuid() == 0);
   p.guard = guard_for_runs(opts.scenario, p.sizes);
   if (resume) check_resume_matches(opts, *held, p.sizes);
   p.child = choose_fill_child(opts);

@@ -178,8 +178,8 @@ SpawnOptions run_spawn_options(const Session& s, const PlannedRun& pr, const Run
                                const Sandbox* sandbox) {
   const Scenario& sc = s.opts.scenario;
   SpawnOptions so;
-  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, s.prep.model, s.opts.model_revision,
-                                          pr.cell->memory_fraction, s.opts.model_other));
+  so.argv = s.prep.child->argv(fill_flags(sc, s.prep.sizes, rec.data, lever::model_for_cell(s.prep.model, *pr.cell),
+                                          s.opts.model_revision, pr.cell->memory_fraction, s.opts.model_other));
   so.env = s.prep.child->environment(s.parent_env, pr.cell->env);
   so.capture_stdout = true;
   // The fill child's stderr log has a bound (a child writing 1 GiB of warnings): RLIMIT_FSIZE, as
@@ -245,6 +245,15 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
     record_not_started(rec, fmt::format("the memory probe failed before the start: {}", e.what()));
     return write_record(s, rec);
   }
+  // The cell's iogpu.wired_limit_mb (harness/lever/): set and read back now, put back after the child.
+  lever::RunHold lever_hold(s.prep.lever.get(), *pr.cell, s.prep.held->folder, rec.file_stem());
+  if (!lever_hold.refused().empty()) {
+    record_not_started(rec, lever_hold.refused());
+    s.progress.finish(fmt::format("{}: not started: {}", head, rec.detail));
+    s.end.exit_code = 1;
+    write_record(s, rec);
+    return false;
+  }
   Child child;
   CtrlZHold ctrl_z;  // a Ctrl-Z before the child's group is watched waits for it (common/interrupt.h)
   try {
@@ -264,6 +273,11 @@ bool run_one(Session& s, const PlannedRun& pr, size_t pos, size_t total) {
   ctrl_z.release();
   const int interrupted = watch_child(s, child, rec, std::move(trace), std::move(sandbox), swap_before, head, job.get());
   set_watched_child_group(0);
+  if (std::string back = lever_hold.restore(); !back.empty()) {
+    rec.warnings.push_back(back);
+    s.err << "wmbench run: " << back << "\n";
+    s.end.exit_code = 1;
+  }
   s.progress.finish(outcome_line(head, rec));
   if (!write_record(s, rec)) return false;
   s.end.interrupted_by = interrupted;

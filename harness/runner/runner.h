@@ -37,6 +37,7 @@ struct RunnerOptions {
   std::optional<uint64_t> model_mac_ram;    // mps-model: the Mac that is modelled (default the write-up's 48 GiB)
   std::string model_revision = "current";   // mps-model: the PyTorch release modelled (mpsmodel/revision.h)
   std::optional<uint64_t> model_other;      // mps-model: "other allocations" (--other-allocations; default 448 KiB)
+  std::optional<WiredLimit> wired_limit;    // mps-model: the modelled iogpu.wired_limit_mb (--wired-limit)
   bool draw_plots = true;
   std::set<std::string> allow_env;        // --allow-env: cell variables beyond PYTORCH_* (common/env_allowlist.h)
   std::vector<std::string> notes;         // said at the start and kept in machine.json

@@ -21,6 +21,7 @@
 
 #include "io/files.h"
 #include "host/platform.h"
+#include "lever/wired_lever.h"
 #include "guard/policy.h"
 #include "mpsmodel/watermark.h"
 #include "probe/probe.h"
@@ -66,6 +67,7 @@ struct Prepared {
   std::string dir;          // the result folder
   std::unique_ptr<HeldFolder> held;  // that folder, locked
   nlohmann::json machine;   // machine.json as written; finish() adds ended_utc
+  std::unique_ptr<lever::WiredLever> lever;  // the cells' iogpu.wired_limit_mb, when this session writes it
 };
 
 // What the runs of one session leave for the finish.

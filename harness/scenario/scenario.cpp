@@ -32,7 +32,7 @@ const std::vector<std::string> kTopKeys = {"name",    "description", "device", "
 const std::vector<std::string> kGuardKeys = {"swap_budget", "wait_free", "kill_free", "interval",
                                              "check_interval", "wait_free_timeout", "grace", "pressure",
                                              "pressure_stall", "compressor_budget", "wired_budget"};
-const std::vector<std::string> kCellKeys = {"label", "env", "data", "memory_fraction", "$comment"};
+const std::vector<std::string> kCellKeys = {"label", "env", "data", "memory_fraction", "sysctl", "$comment"};
 const std::vector<std::string> kData = {"random", "ones", "zeros"};
 const std::vector<std::string> kPrograms = {"fill", "offload", "command"};
 
@@ -260,6 +260,23 @@ void parse_cell_env(const Validator& val, const nlohmann::json& e, const std::st
   }
 }
 
+// A cell's "sysctl" (value `s`): an object of exactly one key, iogpu.wired_limit_mb
+// (scenario/wired_limit.h); any other name, a second key or a hostile value is refused naming it.
+WiredLimit parse_cell_sysctl(const Validator& val, const nlohmann::json& s, const std::string& where) {
+  const std::string path = where + ".sysctl";
+  const std::string allowed = fmt::format("allowed: {{\"{}\": N}}, this key alone", kWiredLimitKey);
+  if (!s.is_object() || s.size() != 1)
+    val.fail(path, fmt::format("value {} is not allowed; {}", Validator::show(s), allowed));
+  if (s.begin().key() != kWiredLimitKey)
+    val.fail(path + "." + utf8_sanitize(s.begin().key(), 64),
+             fmt::format("is not a sysctl wmbench sets; {}", allowed));
+  try {
+    return wired_limit_from_json(s.begin().value());
+  } catch (const UnitError& e) {
+    val.fail(path + "." + kWiredLimitKey, e.what());
+  }
+}
+
 // One matrix cell `c` at `where`: its keys, a valid label not yet in `seen`, then data, memory_fraction, env.
 Cell parse_cell(const Validator& val, const nlohmann::json& c, const std::string& where, std::set<std::string>& seen) {
   if (!c.is_object()) val.fail(where, fmt::format("value {} is a {}; expected {{\"label\": ..., \"env\": {{...}}}}", Validator::show(c), c.type_name()));
@@ -272,6 +289,7 @@ Cell parse_cell(const Validator& val, const nlohmann::json& c, const std::string
   if (c.contains("data")) cell.data = val.choice(c, "data", where + ".data", kData, "");
   if (c.contains("memory_fraction")) cell.memory_fraction = cell_memory_fraction(val, c["memory_fraction"], where + ".memory_fraction");
   if (c.contains("env")) parse_cell_env(val, c["env"], where, cell.env);
+  if (c.contains("sysctl")) cell.wired_limit = parse_cell_sysctl(val, c["sysctl"], where);
   return cell;
 }
 
@@ -423,6 +441,7 @@ nlohmann::json to_json(const Cell& c) {
   nlohmann::json cell = {{"label", c.label}, {"env", c.env}};
   if (!c.data.empty()) cell["data"] = c.data;
   if (c.memory_fraction) cell["memory_fraction"] = *c.memory_fraction;
+  if (c.wired_limit) cell["sysctl"] = {{kWiredLimitKey, to_json(*c.wired_limit)}};
   return cell;
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/units.h"
+#include "scenario/wired_limit.h"
 
 namespace wmb {
 
@@ -26,6 +27,9 @@ struct Cell {
   // "memory_fraction": F - the children call torch.mps/torch.cuda.set_per_process_memory_fraction(F)
   // before the first allocation (a JSON number; its range is PyTorch's to refuse, and is warned about).
   std::optional<double> memory_fraction;
+  // "sysctl": {"iogpu.wired_limit_mb": N} (scenario/wired_limit.h): on mps the lever set before the
+  // cell's child and put back after it (harness/lever/); on mps-model the modelled recommended max.
+  std::optional<WiredLimit> wired_limit;
 };
 
 struct GuardSettings {

@@ -16,6 +16,8 @@
 #include "common/run_error.h"
 #include "runner/stages.h"
 #include "tune/tune_chart.h"
+#include "host/platform.h"
+#include "probe/probe.h"
 #include "scenario/scenario.h"
 
 namespace wmb {
@@ -163,6 +165,11 @@ int end_tune(const TuneOptions& o, TuneSummary& sum, Prepared& prep, const Sessi
   const Folder& folder = prep.held->folder;
   const int code = finish(opts, prep, end, out, err);
   tune_runs_of(load_report(prep.dir), o.policy, sum.probes);
+  if (sum.end && sum.end->outcome == TuneOutcome::NoSafeSetting) {  // no HIGH/LOW pair is clean: the second lever
+    const MachineFacts f = machine_facts();
+    sum.wired_lever = wired_lever_lines(sum.free_bytes_at_start, f.ram_bytes,
+                                        f.mac ? f.mac->iogpu_wired_limit_mb : std::nullopt);
+  }
   sum.said = tune_answer_text(sum);
   folder.write_json("tune.json", tune_json(sum));
   const std::string readme = folder.exists("README.md") ? folder.read("README.md") : "";
@@ -216,6 +223,19 @@ int run_tune(TuneOptions o, std::ostream& out, std::ostream& err) {
     err << "wmbench tune: " << e.what() << "\n";
     return 1;
   }
+}
+
+int run_tune_wired_lever(std::ostream& out, std::ostream& err) {
+  const MachineFacts f = machine_facts();
+  uint64_t free_now = 0;
+  try {
+    free_now = make_platform_probe()->system().available();
+  } catch (const ProbeError& e) {
+    err << "wmbench tune: cannot read free memory: " << e.what() << "\n";
+    return 1;
+  }
+  out << wired_lever_lines(free_now, f.ram_bytes, f.mac ? f.mac->iogpu_wired_limit_mb : std::nullopt) << "\n";
+  return 0;
 }
 
 }  // namespace wmb

@@ -43,7 +43,17 @@ struct TuneSummary {
   std::optional<uint64_t> sandbox_bytes;  // the sandbox that stands for a Mac's free memory
   std::vector<nlohmann::json> probes;     // one per run, in order
   std::string said;                 // the answer in words
+  // The second lever's lines (wired_lever_lines), said after the answer when no HIGH/LOW pair is
+  // clean; "" otherwise.
+  std::string wired_lever;
 };
+// The sysctl iogpu.wired_limit_mb as a lever: the exact `sudo sysctl` line that keeps PyTorch's
+// default limit (HIGH 1.7 x it) under 90 % of `free_bytes`, the line that puts back `found_mib`
+// (the value now; nullopt: not a Mac, 0 assumed), that it needs root, resets at reboot and caps
+// every framework at once; not measured.
+std::string wired_lever_lines(uint64_t free_bytes, uint64_t ram, std::optional<int64_t> found_mib);
+// `wmbench tune --lever wired`: those lines for this machine now (no search runs, no folder).
+int run_tune_wired_lever(std::ostream& out, std::ostream& err);
 // The plain sentence for an end (or for none), with the export line where there is one.
 std::string tune_answer_text(const TuneSummary& s);
 // "export PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.9 PYTORCH_MPS_LOW_WATERMARK_RATIO=0.9" ("" without an answer).

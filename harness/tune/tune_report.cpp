@@ -1,4 +1,6 @@
 // What a tune folder says: tune.json, the answer in words, README.md's first section.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/guard_signals.h"
@@ -7,6 +9,7 @@
 #include "io/json_input.h"
 #include "common/units.h"
 #include "io/utf8.h"
+#include "scenario/wired_limit.h"
 #include "tune/tune.h"
 
 namespace wmb {
@@ -73,7 +76,15 @@ std::string free_text(const TuneSummary& s) {
 
 }  // namespace
 
+std::string tune_answer_core(const TuneSummary& s);
+
 std::string tune_answer_text(const TuneSummary& s) {
+  std::string said = tune_answer_core(s);
+  if (!s.wired_lever.empty()) said += "\n" + s.wired_lever;
+  return said;
+}
+
+std::string tune_answer_core(const TuneSummary& s) {
   const TunePolicy& p = s.policy;
   const std::string free = format_size(s.free_bytes_at_start);
   if (!s.end)
@@ -107,6 +118,25 @@ std::string tune_answer_text(const TuneSummary& s) {
   return "";
 }
 
+std::string wired_lever_lines(uint64_t free_bytes, uint64_t ram, std::optional<int64_t> found_mib) {
+  constexpr double kMargin = 0.9, kDefaultHigh = 1.7;
+  const uint64_t ram_mib = ram / MiB;
+  uint64_t n = static_cast<uint64_t>(kMargin * static_cast<double>(free_bytes) / kDefaultHigh / static_cast<double>(MiB));
+  if (ram_mib > 1) n = std::min(std::max<uint64_t>(n, 1), ram_mib - 1);
+  const uint64_t found = found_mib && *found_mib > 0 ? static_cast<uint64_t>(*found_mib) : 0;
+  return fmt::format(
+      "The second lever, {}: Metal's recommended max follows it, so PyTorch's limit is HIGH x it, and MLX and "
+      "llama.cpp are capped by it too: one line caps every framework at once. To keep PyTorch's default HIGH 1.7 "
+      "under 90 % of {} free (1.7 x {} MiB = {}):\n  {}\nPut it back with:\n  {}{}\nIt needs root, holds for "
+      "processes started after it, and resets at reboot. Not measured here: a scenario with \"sysctl\": "
+      "{{\"{}\": {}}} cells (scenarios/wired-limit.json) measures it.",
+      kWiredLimitKey, format_size(free_bytes), n, format_size(static_cast<uint64_t>(kDefaultHigh * static_cast<double>(n * MiB))),
+      wired_limit_set_line(n), wired_limit_set_line(found),
+      found_mib ? fmt::format("   (the value found now{})", found == 0 ? ": 0, the system default" : "")
+                : "   (0: the system default; this machine has no such sysctl, so its value now is not known)",
+      kWiredLimitKey, n);
+}
+
 nlohmann::json tune_json(const TuneSummary& s) {
   const std::string line = tune_export_line(s);
   nlohmann::json answer = nullptr;
@@ -117,6 +147,7 @@ nlohmann::json tune_json(const TuneSummary& s) {
           {"lowest_unclean", s.end && s.end->lowest_unclean ? nlohmann::json(*s.end->lowest_unclean) : nlohmann::json(nullptr)},
           {"export", line.empty() ? nlohmann::json(nullptr) : nlohmann::json(line)},
           {"said", s.said},
+          {"wired_lever", s.wired_lever.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.wired_lever)},
           {"resolution", s.policy.resolution},
           {"tolerance_bytes", s.policy.tolerance},
           {"bracket", {s.policy.bottom, s.policy.top}},
@@ -159,6 +190,7 @@ std::string tune_readme_head(const TuneSummary& s) {
   out += "**" + said.substr(0, said.find('\n')) + "**\n\n";  // the export line goes in its own block
   const std::string line = tune_export_line(s);
   if (!line.empty()) out += "```sh\n" + line + "\n```\n\n";
+  if (!s.wired_lever.empty()) out += "```\n" + s.wired_lever + "\n```\n\n";
   out += fmt::format(
       "Caveat: this holds for the memory that was free when it was measured ({} at the start{}). Free memory changes with "
       "the apps open: with more open, a lower setting is needed; run `wmbench tune` again with the apps you will have "

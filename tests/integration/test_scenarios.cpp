@@ -72,7 +72,7 @@ TEST(Scenarios, MpsCiOnTheModelStopsByPyTorchAndConfig) {
 
 TEST(Scenarios, EveryShippedScenarioLoads) {
   // `wmbench predict --scenario` validates without running anything.
-  for (const char* name : {"mps-watermark", "compression-trap", "offload-footprint", "cuda-fraction", "mps-ci"}) {
+  for (const char* name : {"mps-watermark", "compression-trap", "offload-footprint", "cuda-fraction", "mps-ci", "wired-limit"}) {
     auto r = run({WMBENCH_BIN, "predict", "--ram", "48GiB", "--scenario", kScenarios + name + ".json"});
     EXPECT_EQ(r.status, 0) << name << "\n" << r.out << r.err;
   }
