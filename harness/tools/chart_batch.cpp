@@ -78,8 +78,15 @@ CommandOutput run_chunk(const ChartTools& tools, const std::vector<ChartJob>& jo
   CommandOutput r = run_short_command(isolated_python_argv(tools.python, argv),
                                       per_chart_s * static_cast<double>(end - first), "", env, kPythonCwd);
   read_answers(r.out, first, end - first, outcomes);
+  // A python that exited 0 without an answer for a job (a stand-in python, a batch.py of
+  // another version) is taken as the script's own exit 0 was: the chart is then claimed only when
+  // its files are there, as every chart is.
   for (size_t i = first; i < end; ++i)
-    if (!outcomes[i].ran) outcomes[i].failure = r.ok() ? "plots/batch.py gave no answer for it" : r.failure();
+    if (!outcomes[i].ran) {
+      outcomes[i].ran = r.ok();
+      outcomes[i].exit_code = r.ok() ? 0 : -1;
+      outcomes[i].failure = r.ok() ? "" : r.failure();
+    }
   return r;
 }
 
@@ -87,7 +94,7 @@ CommandOutput run_chunk(const ChartTools& tools, const std::vector<ChartJob>& jo
 // a second matplotlib import costs more than it saves), each under kArgvBudget.
 std::vector<std::pair<size_t, size_t>> split(const std::vector<ChartJob>& jobs) {
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t workers = std::min({cores, size_t{4}, jobs.size() / 8 + 1});
+  const size_t workers = std::min({cores, size_t{4}, std::max(size_t{1}, (jobs.size() + 7) / 8)});
   const size_t per = (jobs.size() + workers - 1) / workers;
   std::vector<std::pair<size_t, size_t>> chunks;
   size_t first = 0;

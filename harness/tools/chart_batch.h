@@ -18,7 +18,7 @@ struct ChartJob {
 };
 
 struct ChartOutcome {
-  bool ran = false;     // the script's main returned (its exit status is known)
+  bool ran = false;     // its exit status is known (the script's own, or 0 of a python that said nothing)
   int exit_code = -1;   // when ran
   std::string failure;  // when !ok(): "exit 2", "no answer within 600 s", ...
   bool ok() const { return ran && exit_code == 0; }

@@ -58,11 +58,15 @@ TEST(ChartBatch, PublishDrawsEveryChartOfItsFoldersInOnePython) {
   const auto r = wmbt::wmbench({"publish", t.path + "/in", "--out", t.path + "/site"}, o);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const auto lines = starts(log);
-  // One probe (-c 'import matplotlib'), then one python for every chart.
-  EXPECT_EQ(count_with(lines, "batch.py"), 1u) << r.err;
-  EXPECT_EQ(lines.size(), 2u) << "a python per chart: " << wmbt::slurp(log);
-  // 3 folders x (table, traces) + the tune folder's tune + the history of mps-watermark and of tune-check's scenario
-  EXPECT_TRUE(has(r.out, "charts drawn")) << r.out;
+  // One probe (-c 'import matplotlib'), then plots/batch.py only: one python for up to 8 charts,
+  // else one per core (at most 4), never one per chart.
+  const size_t batches = count_with(lines, "batch.py");
+  EXPECT_GE(batches, 1u) << wmbt::slurp(log);
+  EXPECT_LE(batches, 2u) << "a python per chart: " << wmbt::slurp(log);
+  EXPECT_EQ(lines.size(), batches + 1) << "a chart script started on its own: " << wmbt::slurp(log);
+  // 3 folders x (table, traces) + the history of each scenario's device (mps-watermark on
+  // mps-model, tune-check's): at least 8 charts, in at most 2 pythons.
+  EXPECT_TRUE(has(r.out, "8 charts drawn") || has(r.out, "9 charts drawn")) << r.out;
   size_t svgs = 0;
   for (const auto& e : fs::recursive_directory_iterator(t.path + "/site"))
     svgs += e.is_regular_file() && e.path().extension() == ".svg";
