@@ -51,6 +51,7 @@ TEST(ChartBatch, PublishDrawsEveryChartOfItsFoldersInOnePython) {
   wmbt::Tmp t;
   const std::string results = std::string(WMBENCH_SOURCE_DIR) + "/results/";
   const std::vector<std::string> names = {"2026-12-01-tune-check", "2026-11-29-mps-watermark", "2026-12-01-mps-watermark"};
+  fs::create_directories(t.path + "/in");
   for (const auto& n : names) fs::copy(results + n, t.path + "/in/" + n, fs::copy_options::recursive);
   const std::string log = t.path + "/starts.log";
   wmbt::RunOpts o;
