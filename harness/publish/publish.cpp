@@ -32,22 +32,61 @@ std::string copy_raw_files(const PublishedFolder& f, SiteWriter& w) {
   return content_hash(all);
 }
 
+struct FolderChartSpec {
+  const char* script;
+  const char* stem;
+  const char* title;
+};
+
+std::vector<FolderChartSpec> folder_chart_specs(const PublishedFolder& f) {
+  std::vector<FolderChartSpec> specs = {{"table.py", "table", "Who stopped each setting, and the memory it held"},
+                                        {"traces.py", "traces", "Footprint and swap over each run"}};
+  if (f.is_tune()) specs.push_back({"tune.py", "tune", "The tune search, probe by probe"});
+  return specs;
+}
+
 std::vector<Chart> folder_charts(const PublishedFolder& f, const std::string& inputs, ChartMaker& charts) {
   std::vector<Chart> out;
-  struct Spec {
-    const char* script;
-    const char* stem;
-    const char* title;
-  };
-  std::vector<Spec> specs = {{"table.py", "table", "Who stopped each setting, and the memory it held"},
-                             {"traces.py", "traces", "Footprint and swap over each run"}};
-  if (f.is_tune()) specs.push_back({"tune.py", "tune", "The tune search, probe by probe"});
-  for (const auto& s : specs) {
+  for (const auto& s : folder_chart_specs(f)) {
     const std::string rel = fmt::format("folders/{}/{}.svg", f.slug, s.stem);
     if (charts.draw(s.script, {absolute_for_child(f.path)}, s.stem, rel, inputs))
       out.push_back({std::string(s.stem) + ".svg", s.title});
   }
   return out;
+}
+
+// A scenario's history chart on one device: plots/history.py's arguments, its site file, its inputs.
+struct HistoryChart {
+  std::vector<std::string> args;
+  std::string file, inputs_hash;
+};
+
+HistoryChart history_chart(const Site& site, const ScenarioView& s, const DeviceView& d,
+                           std::map<std::string, std::string>& inputs) {
+  HistoryChart h{{"--by", "torch", "--"}, fmt::format("{}-{}-history.svg", s.slug, slug(d.device)), ""};
+  std::string all;
+  for (size_t i : d.folders) {
+    h.args.push_back(absolute_for_child(site.folders[i].path));
+    all += inputs[site.folders[i].path] + "\n";
+  }
+  h.inputs_hash = content_hash(all);
+  return h;
+}
+
+// Every chart of the site, drawn in one batch (one python, matplotlib imported once) before the
+// pages take them one by one.
+void draw_site_charts(const Site& site, const std::vector<ScenarioView>& scenarios,
+                      std::map<std::string, std::string>& inputs, ChartMaker& charts) {
+  for (const auto& f : site.folders)
+    for (const auto& s : folder_chart_specs(f))
+      charts.want(s.script, {absolute_for_child(f.path)}, s.stem, fmt::format("folders/{}/{}.svg", f.slug, s.stem),
+                  inputs[f.path]);
+  for (const auto& s : scenarios)
+    for (const auto& d : s.devices) {
+      HistoryChart h = history_chart(site, s, d, inputs);
+      charts.want("history.py", std::move(h.args), "", "scenarios/" + h.file, h.inputs_hash);
+    }
+  charts.draw_wanted();
 }
 
 // Says so and returns true when --out lies inside one of the result folders the site publishes.
@@ -89,15 +128,9 @@ void write_scenario_pages(const PublishOptions& opts, const Site& site, std::vec
   for (auto& s : scenarios) {
     for (auto& d : s.devices) {
       if (!opts.charts) continue;
-      std::vector<std::string> args = {"--by", "torch", "--"};
-      std::string all;
-      for (size_t i : d.folders) {
-        args.push_back(absolute_for_child(site.folders[i].path));
-        all += inputs[site.folders[i].path] + "\n";
-      }
-      const std::string file = fmt::format("{}-{}-history.svg", s.slug, slug(d.device));
-      if (charts.draw("history.py", args, "", "scenarios/" + file, content_hash(all)))
-        d.charts.push_back({file, "History of " + s.name + " on " + d.device + " (by torch release)"});
+      HistoryChart h = history_chart(site, s, d, inputs);
+      if (charts.draw("history.py", std::move(h.args), "", "scenarios/" + h.file, h.inputs_hash))
+        d.charts.push_back({h.file, "History of " + s.name + " on " + d.device + " (by torch release)"});
     }
     w.put("scenarios/" + s.slug + ".html", scenario_page(site, s, opts.charts ? charts.unavailable() : missing, ctx));
   }
@@ -158,6 +191,7 @@ int run_publish(const PublishOptions& opts, std::ostream& out, std::ostream& err
     std::map<std::string, std::string> inputs;  // folder path -> its raw files' hash
     for (const auto& f : site.folders) inputs[f.path] = copy_raw_files(f, w);
     const std::string missing = opts.charts ? charts.unavailable() : "Charts not drawn (--no-charts).";
+    if (opts.charts) draw_site_charts(site, scenarios, inputs, charts);
     write_folder_pages(opts, site, scenarios, inputs, missing, charts, w, ctx);
     write_scenario_pages(opts, site, scenarios, inputs, missing, charts, w, ctx);
     w.put("index.html", index_page(site, groups, scenarios, ctx));

@@ -6,10 +6,8 @@
 
 #include "io/files.h"
 #include "publish/html.h"
-#include "tools/locate.h"
-#include "tools/python_isolated.h"
-#include "tools/locate.h"  // find_repo_file
-#include "tools/short_command.h"
+include "tools/python_isolated.h"
+#include "tools/short_command.h"  // current_environment
 
 namespace wmb::publish {
 
@@ -17,63 +15,88 @@ namespace {
 constexpr double kChartTimeout = 300;  // one chart script over one folder (or one scenario's folders)
 }
 
-ChartMaker::ChartMaker(SiteWriter& w, std::ostream& err) : w_(w), err_(err) {
-  const std::string table = find_repo_file("plots/table.py");
-  if (table.empty()) {
-    unavailable_ = "Charts not drawn: plots/ was not found next to wmbench or in its source tree.";
-    return;
+ChartMaker::ChartMaker(SiteWriter& w, std::ostream& err) : w_(w), err_(err), tools_(find_chart_tools()) {
+  if (tools_.plots_dir.empty())
+    unavailable_ = "Charts not drawn: " + tools_.why_not + ".";
+  else if (tools_.python.empty())
+    unavailable_ = "Charts not drawn: " + tools_.why_not + " when this site was published.";
+}
+
+void ChartMaker::want(const std::string& script, std::vector<std::string> args, const std::string& stem,
+                      const std::string& site_rel, const std::string& inputs_hash) {
+  if (!unavailable_.empty() || wanted_.count(site_rel)) return;
+  std::string script_text;
+  try {
+    script_text = read_file(tools_.script(script), size_t{4} << 20);
+    script_text += read_file(tools_.script("common.py"), size_t{4} << 20);
+  } catch (const FileError& e) {
+    err_ << "wmbench publish: chart " << script << ": " << e.what() << "\n";
+    return;  // draw() says it again and counts it failed
   }
-  plots_dir_ = dirname_of(table);
-  python_ = python_with_matplotlib();
-  if (python_.empty())
-    unavailable_ = "Charts not drawn: no python3 with matplotlib was found (set WMBENCH_PYTHON, or install "
-                   "python3-matplotlib) when this site was published.";
+  Wanted c{script, stem, content_hash(inputs_hash + "\n" + script + "\n" + script_text), "", {}, false, {}};
+  if (!(w_.chart_key(site_rel) == c.key && w_.keep(site_rel))) {
+    if (scratch_.empty()) scratch_ = w_.make_scratch();
+    c.rel_dir = fmt::format("{}/{}", scratch_, ++next_);
+    // --svg-only: the pages show the SVG only.
+    c.args = {"--out", absolute_for_child(w_.out() + "/" + c.rel_dir), "--svg-only"};
+    for (auto& a : args) c.args.push_back(std::move(a));
+  }
+  wanted_[site_rel] = std::move(c);
+}
+
+void ChartMaker::draw_wanted() {
+  std::vector<ChartJob> jobs;
+  std::vector<Wanted*> order;
+  for (auto& [rel, c] : wanted_)
+    if (!c.done && !c.rel_dir.empty()) {
+      jobs.push_back({c.script, c.args});
+      order.push_back(&c);
+    }
+  if (jobs.empty()) return;
+  // matplotlib's config and font cache (MPLCONFIGDIR, else $XDG_CACHE_HOME/matplotlib or
+  // ~/.matplotlib) go into the scratch work area inside --out, which publish made and removes:
+  // never a folder outside --out, nor another user's link there (issue 40, class D).
+  auto env = current_environment();
+  const std::string work = absolute_for_child(w_.out() + "/" + scratch_);
+  env["MPLCONFIGDIR"] = work + "/mplconfig";
+  env["XDG_CACHE_HOME"] = work + "/cache";
+  env["XDG_CONFIG_HOME"] = work + "/config";
+  const ChartBatch b = draw_chart_batch(tools_, jobs, kChartTimeout, env);
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i]->outcome = b.outcomes[i];
+    order[i]->done = true;
+  }
 }
 
 bool ChartMaker::draw(const std::string& script, std::vector<std::string> args, const std::string& stem,
                       const std::string& site_rel, const std::string& inputs_hash) {
   if (!unavailable_.empty()) return false;
-  const std::string path = plots_dir_ + "/" + script;
-  std::string script_text;
-  try {
-    script_text = read_file(path, size_t{4} << 20);
-    script_text += read_file(plots_dir_ + "/common.py", size_t{4} << 20);
-  } catch (const FileError& e) {
-    err_ << "wmbench publish: chart " << script << ": " << e.what() << "\n";
+  want(script, std::move(args), stem, site_rel, inputs_hash);
+  auto it = wanted_.find(site_rel);
+  if (it == wanted_.end()) {  // its script could not be read (said by want)
     ++failed_;
     return false;
   }
-  const std::string key = content_hash(inputs_hash + "\n" + script + "\n" + script_text);
-  if (w_.chart_key(site_rel) == key && w_.keep(site_rel)) {
-    w_.set_chart_key(site_rel, key);
+  if (!it->second.done) draw_wanted();
+  return finish(site_rel, it->second);
+}
+
+// Puts a drawn chart's SVG at site_rel (or keeps the unchanged one); says a failure.
+bool ChartMaker::finish(const std::string& site_rel, const Wanted& c) {
+  if (c.rel_dir.empty()) {  // unchanged since the last publish
+    w_.set_chart_key(site_rel, c.key);
     return true;
   }
-  if (scratch_.empty()) scratch_ = w_.make_scratch();
-  const std::string rel_dir = fmt::format("{}/{}", scratch_, ++next_);
-  const std::string abs_dir = absolute_for_child(w_.out() + "/" + rel_dir);
-  // -B: no __pycache__ beside plots/*.py (publish writes nothing outside --out); --svg-only: the
-  // pages show the SVG only.
-  std::vector<std::string> argv = {"-B", path, "--out", abs_dir, "--svg-only"};
-  for (auto& a : args) argv.push_back(std::move(a));
-  // matplotlib's config and font cache (MPLCONFIGDIR, else $XDG_CACHE_HOME/matplotlib or
-  // ~/.matplotlib) go into the scratch work area inside --out, which publish made and removes:
-  // never a folder outside --out, nor another user's link there.
-  auto env = isolated_python_env(current_environment());
-  const std::string work = absolute_for_child(w_.out() + "/" + scratch_);
-  env["MPLCONFIGDIR"] = work + "/mplconfig";
-  env["XDG_CACHE_HOME"] = work + "/cache";
-  env["XDG_CONFIG_HOME"] = work + "/config";
-  const CommandOutput r = run_short_command(isolated_python_argv(python_, argv), kChartTimeout, "", env, kPythonCwd);
   std::string svg_rel, svg;
   bool got = false;
-  if (r.ok()) {
+  if (c.outcome.ok()) {
     try {
-      if (!stem.empty()) {
-        svg_rel = rel_dir + "/" + stem + ".svg";
+      if (!c.stem.empty()) {
+        svg_rel = c.rel_dir + "/" + c.stem + ".svg";
       } else {
-        for (const auto& e : w_.folder().list(rel_dir))
+        for (const auto& e : w_.folder().list(c.rel_dir))
           if (S_ISREG(e.mode) && e.name.size() > 4 && e.name.compare(e.name.size() - 4, 4, ".svg") == 0)
-            svg_rel = rel_dir + "/" + e.name;
+            svg_rel = c.rel_dir + "/" + e.name;
       }
       const auto e = svg_rel.empty() ? std::nullopt : w_.folder().stat(svg_rel);
       if (e && S_ISREG(e->mode)) {
@@ -81,17 +104,17 @@ bool ChartMaker::draw(const std::string& script, std::vector<std::string> args, 
         got = true;
       }
     } catch (const FileError& e) {
-      err_ << "wmbench publish: chart " << script << ": " << e.what() << "\n";
+      err_ << "wmbench publish: chart " << c.script << ": " << e.what() << "\n";
     }
   }
   if (got) {
     w_.put(site_rel, svg);  // a link in the way is the writer's refusal (FileError), not a chart's failure
-    w_.set_chart_key(site_rel, key);
+    w_.set_chart_key(site_rel, c.key);
     ++drawn_;
     return true;
   }
-  err_ << fmt::format("wmbench publish: chart {} for {} failed ({}); the page says it is missing\n", script, site_rel,
-                      r.ok() ? "it exited 0 but wrote no SVG" : r.failure());
+  err_ << fmt::format("wmbench publish: chart {} for {} failed ({}); the page says it is missing\n", c.script, site_rel,
+                      c.outcome.ok() ? "it exited 0 but wrote no SVG" : c.outcome.failure);
   ++failed_;
   return false;
 }

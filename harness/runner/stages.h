@@ -108,10 +108,8 @@ nlohmann::json machine_json(const RunnerOptions& opts, const MachineFacts& facts
 void note_child_hello(nlohmann::json& machine, const nlohmann::json& hello, bool modelled,
                       std::optional<uint64_t> recommended_max);
 
-// charts.cpp: plots/table.py and plots/traces.py on the folder, python started without a shell.
+// charts.cpp: plots/table.py and plots/traces.py on the folder, in one python started without a
+// shell (tools/chart_batch.h, where chart_present is).
 void draw_charts(const std::string& dir, std::ostream& out, std::ostream& err);
-// The chart `name` (table, traces, tune) is claimed only when both its files are there as regular
-// files inside the folder (Folder: no link followed), not because python said 0.
-bool chart_present(const std::string& dir, const std::string& name);
 
 }  // namespace wmb

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "cli_util.h"
+#include "fixture_util.h"
 
 using namespace wmbt;
 
@@ -27,12 +28,8 @@ namespace {
 const char* kTwo = R"({"name": "two", "device": "cpu", "step": "4MiB", "cap": "8MiB", "timeout": "60s",
   "matrix": [{"label": "a"}, {"label": "b"}]})";
 
-// A finished folder of `kTwo` (charts off).
-std::string finished_folder(const std::string& t) {
-  auto r = wmbench({"run", scenario(t, "two", kTwo), "--out", t + "/out", "--no-plots"});
-  EXPECT_EQ(r.status, 0) << r.err;
-  return only_result_dir(t + "/out");
-}
+// finished_folder(t) (fixture_util.h): a finished folder of kTwo's cells, copied from the suite's
+// fixture (tests/data/fixtures/two-cells.json is kTwo) rather than a matrix run per test.
 
 // Rewrites DIR/scenario.json with `edit` applied to its JSON.
 template <typename F>

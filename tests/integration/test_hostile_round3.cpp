@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli_util.h"
+#include "fixture_util.h"
 
 using namespace wmbt;
 
@@ -181,14 +182,8 @@ TEST(Hostile3B, UnlistedThePythonChildRefusesWhatTheNativeChildRefuses) {
 
 namespace {
 
-const char* kTwo = R"({"name": "two", "device": "cpu", "step": "4MiB", "cap": "8MiB", "timeout": "60s",
-  "matrix": [{"label": "a"}, {"label": "b"}]})";
-
-std::string finished_folder(const std::string& t) {
-  auto r = wmbench({"run", scenario(t, "two", kTwo), "--out", t + "/out", "--no-plots"});
-  EXPECT_EQ(r.status, 0) << r.err;
-  return only_result_dir(t + "/out");
-}
+// finished_folder(t) (fixture_util.h): a finished folder of two CPU cells "a" and "b", copied from the
+// suite's fixture (tests/data/fixtures/two-cells.json) rather than a matrix run per test.
 
 Result check(const std::string& dir) { return wmbench({"check", dir}); }
 

@@ -6,7 +6,9 @@ Run by CTest one test class at a time, so the classes render in parallel:
 repository root (falls back to this file's location). All of them:
     python3 -m unittest discover -s tests/plots -p "test_*.py"
 
-The scripts run as subprocesses with a python that has matplotlib: this interpreter if it does,
+The scripts run in one subprocess per test process, plots/batch.py --serve (each script's main on its
+own command line, matplotlib imported once, as wmbench draws them), or alone where the test is about
+the script's own process; with a python that has matplotlib: this interpreter if it does,
 else WMBENCH_PYTHON, else python3 on PATH or /usr/bin/python3 (a pyenv python without matplotlib
 may run the tests while Debian's python3-matplotlib lives under /usr/bin/python3). When no python
 with matplotlib is found the tests are skipped with a message.
@@ -75,6 +77,51 @@ def svg_text(path):
     return "\n".join(parts)
 
 
+class _Answer:
+    """What a script's own process would have given: returncode, stdout, stderr."""
+
+    def __init__(self, answer):
+        self.returncode = answer["exit"]
+        self.stdout = answer["stdout"]
+        self.stderr = answer["stderr"]
+
+
+class _BatchServer:
+    """One `python plots/batch.py --serve` for this test process: one job a line, one answer a line."""
+
+    def __init__(self):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg")
+        self.proc = subprocess.Popen([PYTHON, os.path.join(PLOTS, "batch.py"), "--serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, universal_newlines=True, env=env)
+
+    def run(self, job):
+        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise AssertionError("plots/batch.py --serve ended (exit %s) on the job %r" % (self.proc.wait(), job))
+        return _Answer(json.loads(line))
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+        self.proc.wait(timeout=60)
+
+
+_server = []
+
+
+def _batch():
+    if not _server:
+        _server.append(_BatchServer())
+    return _server[0]
+
+
+def tearDownModule():
+    if _server:
+        _server.pop().close()
+
+
 class PlotTestCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -100,6 +147,12 @@ class PlotTestCase(unittest.TestCase):
         return path
 
     def run_script(self, script, *args):
+        """`script args...` as its own command line has it: its exit status, stdout and stderr.
+        Drawn by this test process's one plots/batch.py --serve (matplotlib imported once, as
+        wmbench's charts are drawn); run_alone() starts the script in a python of its own."""
+        return _batch().run([script] + list(args))
+
+    def run_alone(self, script, *args):
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg")
         return subprocess.run([PYTHON, os.path.join(PLOTS, script)] + list(args),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -347,6 +400,65 @@ class BadInputTest(PlotTestCase):
     def test_no_arguments(self):
         for script in ("table.py", "traces.py", "compare.py"):
             self.assertEqual(self.run_script(script).returncode, 2)
+
+
+class BatchTest(PlotTestCase):
+    """plots/batch.py's command line, as wmbench runs it (tools/chart_batch.cpp): many charts in one
+    python, one answer line per job, a failed job said and the next one drawn, and only the chart
+    scripts of plots/ named."""
+
+    def batch(self, *words):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg")
+        return subprocess.run([PYTHON, "-I", os.path.join(PLOTS, "batch.py")] + list(words), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, env=env, timeout=300, cwd="/")
+
+    def test_many_charts_one_python_and_a_failure_is_that_jobs_only(self):
+        out = os.path.join(self.tmp, "batch-out")
+        missing = os.path.join(self.tmp, "no-such-folder")
+        proc = self.batch("4", "table.py", "--out", out, self.folder(BASE),
+                          "2", "traces.py", missing,
+                          "5", "traces.py", "--out", out, "--svg-only", self.folder(NEW),
+                          "5", "releases.py", "--out", out, "--bogus", self.folder(NEW),
+                          "3", "compare.py", self.folder(BASE), self.folder(NEW))
+        self.assert_ok(proc)
+        answers = [json.loads(l) for l in proc.stdout.splitlines()]
+        self.assertEqual(answers, [{"job": 0, "exit": 0}, {"job": 1, "exit": 2}, {"job": 2, "exit": 0},
+                                   {"job": 3, "exit": 2}, {"job": 4, "exit": 0}])
+        self.assertIn("error: %s: no such folder" % missing, proc.stderr)
+        self.assertIn("usage: releases.py", proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+        # each job's own formats: --svg-only on one job is not the next one's
+        self.assertEqual(sorted(os.listdir(out)), ["table.png", "table.svg", "traces.svg"])
+        self.assertIn(BASE_TITLE, svg_text(os.path.join(out, "table.svg")))
+        self.assertIn(NEW_TITLE, svg_text(os.path.join(out, "traces.svg")))
+        self.assertIn("torch 2.14.0 (2026-10-13) vs torch 2.15.0", svg_text(os.path.join(self.folder(NEW), "plots", "compare.svg")))
+
+    def test_only_chart_scripts_and_whole_counts_or_nothing_runs(self):
+        out = os.path.join(self.tmp, "batch-refused")
+        for words in (["4", "table.py", "--out", out, self.folder(BASE), "1", "batch.py"],
+                      ["4", "table.py", "--out", out, self.folder(BASE), "2", "../plots/table.py", self.folder(BASE)],
+                      ["4", "table.py", "--out", out, self.folder(BASE), "1", "common.py"],
+                      ["4", "table.py", "--out", out, self.folder(BASE), "9", "table.py"],
+                      ["4", "table.py", "--out", out, self.folder(BASE), "x"],
+                      ["0", "table.py"], []):
+            proc = self.batch(*words)
+            self.assertEqual(proc.returncode, 2, "%r: %s%s" % (words, proc.stdout, proc.stderr))
+            self.assertEqual(proc.stdout.strip() if words else "", "", words)
+            self.assertFalse(os.path.exists(out), "%r drew before refusing" % (words,))
+
+    def test_serve_answers_each_line(self):
+        server = _BatchServer()
+        try:
+            a = server.run(["tune.py", self.folder(BASE)])
+            self.assertEqual(a.returncode, 2)
+            self.assertIn("not a tune folder", a.stderr)
+            a = server.run(["os.py"])
+            self.assertEqual(a.returncode, 2)
+            self.assertIn("allowed: table.py", a.stderr)
+            out = os.path.join(self.tmp, "batch-serve")
+            self.assert_charts(server.run(["table.py", "--out", out, self.folder(BASE)]), out, "table", [BASE_TITLE])
+        finally:
+            server.close()
 
 
 def _committed_kinds(results):
