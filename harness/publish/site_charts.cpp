@@ -6,7 +6,7 @@
 
 #include "io/files.h"
 #include "publish/html.h"
-include "tools/python_isolated.h"
+#include "tools/python_isolated.h"
 #include "tools/short_command.h"  // current_environment
 
 namespace wmb::publish {
