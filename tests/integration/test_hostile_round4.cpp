@@ -122,7 +122,9 @@ TEST(Hostile4A, AReleasesFileIndexIsNeverInstalledFromUntilNamedAgain) {
   Releases b;
   const std::string wheels = b.t.path + "/wheels";
   fs::create_directories(wheels);
-  b.edit([&](nlohmann::json& j) { j["index"] = {{"--find-links", wheels}, {"--no-index", ""}}; });
+  b.edit([&](nlohmann::json& j) {
+    j["index"] = nlohmann::json::array({nlohmann::json::array({"--find-links", wheels}), nlohmann::json::array({"--no-index", ""})});
+  });
   auto r = b.resume();
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "--find-links " + wheels + " --no-index")) << r.err;
