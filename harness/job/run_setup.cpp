@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "common/exit_codes.h"
 #include "io/files.h"
+#include "io/utf8.h"
 #include "common/units.h"
 #include "probe/probe.h"
 #include "job/resume_gate.h"
