@@ -507,7 +507,9 @@ TEST(ReleasesMessages, ResumeUnderAnotherWheelOfTheSameVersionIsRefused) {
   // The wheelhouse now holds another build of 2.11.0 (another git hash), and its env is remade.
   fs::remove(b.wheels + "/torch-2.11.0-py3-none-any.whl");
   b.wheel("2.11.0", 0, "", 0, {"--git", "fedcba9876543210fedcba9876543210fedcba98"});
-  r = wmbench({"releases", "--resume", dir, "--no-plots", "--base-python", WMBENCH_TORCH_PYTHON, "--refresh", "2.11"}, b.opts());
+  // The wheelhouse is named again: a resume installs only from what the command line names (issue 40, A).
+  r = wmbench(cat({"releases", "--resume", dir, "--no-plots", "--refresh", "2.11"}, b.index()),
+              b.opts());
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "git fedcba9876543210fedcba9876543210fedcba98, the folder ran git 0123456789abcdef")) << r.err;
   EXPECT_FALSE(fs::exists(dir + "/torch-2.13.0"));
