@@ -38,7 +38,7 @@ namespace {
 constexpr uint64_t kNearlyFullBytes = uint64_t{8} << 20;  // less than this free after a failed step: the disk filled
 constexpr const char* kMarker = "wmbench-env.json";  // written last, inside the env, before the rename
 constexpr const char* kReport = "wmbench-install-report.json";  // pip's --report of the install
-constexpr const char* kCpuIndex = "https://download.pytorch.org/whl/cpu";  // PyTorch's CPU-only wheels
+[[maybe_unused]] constexpr const char* kCpuIndex = "https://download.pytorch.org/whl/cpu";  // PyTorch's CPU-only wheels
 
 bool is_real_dir(const std::string& p) {
   struct stat st;
