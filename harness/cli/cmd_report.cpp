@@ -4,8 +4,10 @@
 
 #include "cli/command.h"
 #include "io/files.h"
+#include "recovery/panic_cells.h"
 #include "results/folder_lock.h"
 #include "results/report.h"
+#include "verdict/diagnostic_reports.h"
 
 namespace wmb::cli {
 namespace {
@@ -15,6 +17,10 @@ int run_report(const std::string& dir, bool quiet) {
     Folder folder(dir);
     FolderLock lock(folder, "wmbench report " + dir);
     Report r = load_report(dir);
+    // A cell during which the Mac panicked is recorded (stopped by kernel) before the rebuild.
+    const auto panicked = record_panicked_cells(folder, r, diagnostic_report_dirs());
+    for (const auto& c : panicked) std::cerr << "wmbench report: recorded " << panicked_cell_text(c) << ": stopped by kernel\n";
+    if (!panicked.empty()) r = load_report(dir);
     write_report(r);
     for (const auto& n : r.notes) std::cerr << "wmbench report: note: " << n << "\n";
     if (const auto d = device_disagreement(r)) std::cerr << "wmbench report: note: " << *d << "\n";

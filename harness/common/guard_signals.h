@@ -29,4 +29,12 @@ inline std::string guard_signal_words(const std::string& s) {
   return s;
 }
 
+// What the kernel left to say it ended a run (a run record's "kernel_event", stopped_by "kernel"):
+// oom-kill (Linux cgroup memory.events / memory.oom_control), jetsam (a macOS JetsamEvent report
+// naming the child), panic (a .panic report newer than the run's last trace sample).
+inline const std::vector<std::string>& kernel_events() {
+  static const std::vector<std::string> k = {"oom-kill", "jetsam", "panic"};
+  return k;
+}
+
 }  // namespace wmb

@@ -28,7 +28,7 @@ struct ExplainOptions {
   std::optional<double> fraction;
   // --wired-limit N: the sysctl iogpu.wired_limit_mb (MiB) to say the limit for; Metal's recommended
   // max follows it (AlexsJones/llmfit#754, antirez/ds4#893), so the limit would be ratio() x N MiB.
-  std::optional<uint64_t> wired_limit_mib;
+  std::optional<uint64_t> wired_limit_mib = std::nullopt;
   double ratio() const { return fraction ? *fraction : high; }
 };
 

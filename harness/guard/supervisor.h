@@ -68,6 +68,9 @@ struct SuperviseResult {
   // How many processes of the sandbox cgroup the kernel's OOM killer killed during the run
   // (memory.events / memory.oom_control oom_kill, after minus before); nullopt: not known.
   std::optional<uint64_t> oom_kills;
+  // macOS: the JetsamEvent report that names the child as killed (verdict/diagnostic_reports.h),
+  // looked up by the runner after a SIGKILL it did not send: its reason and path ("" = none).
+  std::string jetsam_reason, jetsam_report;
   std::string probe_error;     // the first probe failure, if any
 };
 

@@ -304,7 +304,7 @@ ReadyEnv EnvCache::get(const std::string& version, bool refresh) {
         refresh = true;
       }
     if (refresh || !lexists(env.dir)) {
-      make(env.key, version, env.dir);
+      env.torch = make(env.key, version, env.dir);
       env.made_now = true;
       try {
         const nlohmann::json m = read_json_file(env.dir + "/" + kMarker, 64 << 20);
@@ -323,7 +323,9 @@ ReadyEnv EnvCache::get(const std::string& version, bool refresh) {
       throw EnvError(fmt::format("{}; remove it, or remake it with --refresh {}", e.what(), version));
     }
   }
-  env.torch = probe_torch(env.python);
+  // A cached env's torch is asked again (a file of it may have changed since); one made now was
+  // asked by make()'s check a moment ago.
+  if (!env.made_now) env.torch = probe_torch(env.python);
   if (!env.made_now) say_newer(version, env.torch.torch_version, env.dir);
   if (!env.made_now) {
     try {
@@ -643,7 +645,7 @@ void EnvCache::say_download_size(const std::vector<std::string>& pip_argv, const
   out_.flush();
 }
 
-void EnvCache::make(const std::string& key, const std::string& version, const std::string& final_dir) {
+TorchFacts EnvCache::make(const std::string& key, const std::string& version, const std::string& final_dir) {
   const std::string tmp = fmt::format("{}/.tmp-{}-{}", root_, key, ::getpid());
   const std::string log = fmt::format("{}/{}.install.log", root_, key);
   const std::string req = pip_requirement(version);
@@ -699,6 +701,13 @@ void EnvCache::make(const std::string& key, const std::string& version, const st
   move_into_place(root_, key, tmp, final_dir);
   ::unlink(log.c_str());
   out_ << fmt::format("  made {}: torch {} (Python {})\n", final_dir, t.torch_version, t.python_version);
+  // The env moved whole (a venv finds its prefix from bin/python's place): the paths the check saw
+  // under tmp are the same files under final_dir.
+  TorchFacts moved = t;
+  for (std::string* p : {&moved.python, &moved.torch_file, &moved.dist_location})
+    if (p->compare(0, tmp.size(), tmp) == 0 && (p->size() == tmp.size() || (*p)[tmp.size()] == '/'))
+      *p = final_dir + p->substr(tmp.size());
+  return moved;
 }
 
 }  // namespace wmb::releases

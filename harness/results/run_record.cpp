@@ -52,6 +52,7 @@ nlohmann::json to_json(const RunRecord& r) {
       {"peak_footprint_source", r.peak_footprint_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.peak_footprint_source)},
       {"sampled_peak_footprint_bytes", o(r.sampled_peak_footprint_bytes)},
       {"guard_signal", r.guard_signal.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.guard_signal)},
+      {"kernel_event", r.kernel_event.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.kernel_event)},
       {"peak_sandbox_bytes", o(r.peak_sandbox_bytes)},
       {"started_utc", r.started_utc},
       {"ended_utc", r.ended_utc},
@@ -76,7 +77,7 @@ const std::vector<std::string> kRunKeys = {
     "held_bytes", "steps", "step_bytes", "cap_bytes", "max_allowed_bytes", "allocated_bytes", "driver_bytes",
     "allocator_peak_bytes", "recommended_max_bytes", "swap_before_bytes", "swap_after_bytes", "swap_peak_bytes", "swap_end_bytes",
     "peak_footprint_bytes", "peak_footprint_source", "sampled_peak_footprint_bytes", "guard_signal",
-    "peak_sandbox_bytes", "started_utc", "ended_utc", "duration_s", "wait_s",
+    "kernel_event", "peak_sandbox_bytes", "started_utc", "ended_utc", "duration_s", "wait_s",
     "stop_latency_s", "exit_code", "signal", "trace", "torch_version", "child_env", "stages", "warnings", "memory_fraction"};
 
 void check_parsed_error_json(const nlohmann::json& e, const std::string& source, const std::string& path) {
@@ -152,6 +153,7 @@ void read_run_measures(const JsonObject& o, RunRecord& r) {
   r.peak_footprint_source = o.choice("peak_footprint_source", {"kernel", "sampled"}).value_or("");
   r.sampled_peak_footprint_bytes = o.bytes("sampled_peak_footprint_bytes");
   r.guard_signal = o.choice("guard_signal", guard_signals()).value_or("");
+  r.kernel_event = o.choice("kernel_event", kernel_events()).value_or("");
   r.peak_sandbox_bytes = o.bytes("peak_sandbox_bytes");
   r.started_utc = o.str("started_utc", false, 64).value_or("");
   r.ended_utc = o.str("ended_utc", false, 64).value_or("");

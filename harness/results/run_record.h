@@ -46,6 +46,11 @@ struct RunRecord {
   // When stopped_by is "guard": which signal stopped it (common/guard_signals.h); "" when not
   // known (folders written before the key: their guard watched swap and the free floor only).
   std::string guard_signal;
+  // When stopped_by is "kernel": what the kernel left to say so (issue 41): "oom-kill" (Linux: the
+  // sandbox cgroup's oom_kill grew), "jetsam" (macOS: a JetsamEvent report names the child) or
+  // "panic" (the machine panicked during the run: a .panic report newer than its trace's last
+  // sample, found by `--resume` or `report`; such a cell runs again only with --force).
+  std::string kernel_event;
   std::string started_utc, ended_utc;
   double duration_s = 0;
   double wait_s = 0;             // waiting for free memory before the start

@@ -77,6 +77,7 @@ void from_supervisor(RunRecord& rec, const SuperviseResult& res) {
 void record_watched_run(RunRecord& rec, const WatchedRun& w) {
   rec.stopped_by = w.cls.stopped_by;
   rec.detail = w.cls.detail;
+  if (rec.stopped_by == "kernel") rec.kernel_event = w.cls.kernel_event;
   if (w.cls.error) {
     rec.error = to_json(*w.cls.error);
     rec.max_allowed_bytes = w.cls.error->max_allowed_bytes;

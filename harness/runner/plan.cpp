@@ -11,7 +11,9 @@
 #include "common/env_allowlist.h"
 #include "io/files.h"
 #include "io/utf8.h"
+#include "recovery/panic_cells.h"
 #include "results/report.h"
+#include "verdict/diagnostic_reports.h"
 #include "common/run_error.h"
 #include "runner/stages.h"
 
@@ -54,13 +56,45 @@ bool finished(const RunRecord& r) {
 
 // The resumed folder's records against the plan: each is a planned (label, repeat) at its
 // planned index, and no run has two records. Returns the (label, repeat) finished there.
-std::set<std::pair<std::string, int>> finished_in(const std::string& dir, const Plan& p, std::ostream* err) {
+// A cell during which the Mac panicked (recovery/panic_cells.h) is recorded first (the folder is
+// locked: `held`); it is not run again unless --force says so, and naming it in --only without
+// --force is refused, naming it.
+void panicked_cells(const HeldFolder* held, const std::string& dir, const RunnerOptions& opts, Report& rep, std::ostream* err) {
+  if (!held) return;
+  const std::string who = "wmbench " + opts.resume_verb + ": --resume " + dir + ": ";
+  try {
+    const auto cells = record_panicked_cells(held->folder, rep, diagnostic_report_dirs());
+    if (cells.empty()) return;
+    if (err)
+      for (const auto& c : cells) *err << who << "recorded " << panicked_cell_text(c) << ": stopped by kernel\n";
+    rep = load_report(dir);
+  } catch (const FileError& e) {
+    throw RunRefused(who + "a cell during which the Mac panicked could not be recorded: " + e.what());
+  }
+}
+
+void refuse_panicked_again(const Report& rep, const RunnerOptions& opts, std::ostream* err) {
+  if (opts.force) return;
+  const std::string who = "wmbench " + opts.resume_verb + ": --resume " + opts.resume_dir + ": ";
+  for (const auto& r : rep.runs) {
+    if (!is_panic_record(r)) continue;
+    const std::string what = fmt::format("the Mac panicked during cell \"{}\" repeat {} (runs/{}.json: {})", r.label, r.repeat,
+                                         r.file_stem(), utf8_sanitize(r.detail, 300));
+    if (std::find(opts.only.begin(), opts.only.end(), r.label) != opts.only.end())
+      throw RunRefused(who + what + "; it is not run again without --force. Nothing was run");
+    if (err) *err << who << what << "; it is not run again (--force runs it again)\n";
+  }
+}
+
+std::set<std::pair<std::string, int>> finished_in(const HeldFolder* held, const std::string& dir, const Plan& p,
+                                                  const RunnerOptions& opts, std::ostream* err) {
   Report rep;
   try {
     rep = load_report(dir);
   } catch (const FileError& e) {
     throw RunRefused(e.what());
   }
+  panicked_cells(held, dir, opts, rep, err);
   std::map<std::pair<std::string, int>, int> index_of;
   for (const auto& r : p.runs) index_of[{r.cell->label, r.repeat}] = r.index;
   std::map<std::pair<std::string, int>, std::string> seen;
@@ -79,7 +113,7 @@ std::set<std::pair<std::string, int>> finished_in(const std::string& dir, const 
     else if (seen.count(key))
       wrong.push_back(fmt::format("{} and {}: two records of \"{}\" repeat {}", seen[key], file, r.label, r.repeat));
     seen.emplace(key, file);
-    if (finished(r)) done.insert(key);
+    if (finished(r) && !(opts.force && is_panic_record(r))) done.insert(key);
   }
   if (!wrong.empty()) {
     std::string all;
@@ -90,6 +124,7 @@ std::set<std::pair<std::string, int>> finished_in(const std::string& dir, const 
   }
   if (err)
     for (const auto& pr : rep.problems) *err << "wmbench run: --resume: " << pr << "\n";
+  refuse_panicked_again(rep, opts, err);
   return done;
 }
 
@@ -109,7 +144,7 @@ Plan make_plan(const RunnerOptions& opts, const HeldFolder* held, std::ostream* 
       p.runs.push_back({static_cast<int>((rep - 1) * p.cells.size() + i + 1), p.cells[i], rep});
   if (resume) {
     p.now_only.insert(opts.only.begin(), opts.only.end());
-    p.done_before = finished_in(held ? held->folder.path() : opts.resume_dir, p, err);
+    p.done_before = finished_in(held, held ? held->folder.path() : opts.resume_dir, p, opts, err);
   }
   return p;
 }

@@ -4,8 +4,12 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
+#include <ctime>
 #include <memory>
 #include <ostream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -20,6 +24,7 @@
 #include "results/rescue_record.h"
 #include "verdict/classify.h"
 #include "verdict/classify_job.h"
+#include "verdict/diagnostic_reports.h"
 #include "child/job_watch.h"
 #include "runner/progress.h"
 #include "runner/stages.h"
@@ -110,6 +115,27 @@ SuperviseOptions supervise_options(const Session& s, const Sandbox* sandbox, Tra
   return sup;
 }
 
+// macOS jetsam: a SIGKILL wmbench did not send, and a JetsamEvent report of the run's time that
+// names the child (verdict/diagnostic_reports.h). ReportCrash writes the report just after the
+// kill, so it is looked for again for up to kJetsamReportWait seconds; where there are no report
+// folders (Linux, unless WMBENCH_DIAGNOSTIC_REPORTS names one) nothing is looked for.
+constexpr double kJetsamReportWait = 3.0;
+
+void find_jetsam_kill(SuperviseResult& res, pid_t pid) {
+  if (res.stopper != Stopper::None || !res.status.signal || *res.status.signal != SIGKILL) return;
+  const std::vector<std::string> dirs = diagnostic_report_dirs();
+  if (dirs.empty()) return;
+  const int64_t since = static_cast<int64_t>(std::time(nullptr)) - static_cast<int64_t>(res.duration) - 2;
+  for (int tries = static_cast<int>(kJetsamReportWait / 0.25); tries >= 0; --tries) {
+    if (const auto kill = jetsam_kill_of(dirs, pid, since)) {
+      res.jetsam_reason = kill->reason.empty() ? "not given" : kill->reason;
+      res.jetsam_report = kill->report_path;
+      return;
+    }
+    if (tries > 0) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
 // The child is running: watch it to its end, then fold everything into the record.
 // Returns the signal that interrupted the session while it ran, else 0.
 // `job`: the command child's logs and cgroup (job_watch.h), nullptr for a fill child.
@@ -121,7 +147,8 @@ int watch_child(Session& s, const Child& child, RunRecord& rec, std::unique_ptr<
   watch.attach(sup);
   TreeProbe tree(s.probe);  // a job's footprint is its whole process tree's
   if (job) job->attach(sup, sandbox.get());
-  const SuperviseResult res = supervise(child, sup, job ? static_cast<MemoryProbe&>(tree) : s.probe, s.clock, swap_before);
+  SuperviseResult res = supervise(child, sup, job ? static_cast<MemoryProbe&>(tree) : s.probe, s.clock, swap_before);
+  if (!job) find_jetsam_kill(res, child.pid);
   std::vector<std::string> job_warnings;
   if (job) job_warnings = job->end(sandbox.get(), child.pid, s.opts.scenario.guard.grace);
   // A fill child's leftovers (a process it forked) never outlive the run: stopped and named

@@ -66,7 +66,12 @@ Classification classify(const SuperviseResult& sup, const ChildReport& child, co
             fmt::format("killed by the kernel's OOM killer (SIGKILL; the sandbox cgroup's oom_kill count grew by {} during "
                         "the run)",
                         *sup.oom_kills),
-            std::nullopt};
+            std::nullopt, "oom-kill"};
+  // macOS jetsam: SIGKILL, and the kernel's JetsamEvent report names the child.
+  if (sup.status.signal && *sup.status.signal == SIGKILL && !sup.jetsam_reason.empty())
+    return {"kernel",
+            fmt::format("killed by macOS jetsam (SIGKILL; reason \"{}\" in {})", sup.jetsam_reason, sup.jetsam_report),
+            std::nullopt, "jetsam"};
   if (child.error_text) {
     const std::string& text = *child.error_text;
     if (child.error_exception && *child.error_exception == "usage")

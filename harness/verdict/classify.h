@@ -1,5 +1,6 @@
 // Who stopped a run: guard | pytorch | config | cap | finished | crash | timeout | interrupted |
-// kernel (the kernel's OOM killer ended it: SIGKILL while the sandbox cgroup's oom_kill grew)
+// kernel (the kernel ended it: SIGKILL while the sandbox cgroup's oom_kill grew, or a macOS
+// JetsamEvent report names the child; Classification::kernel_event says which)
 // (and not_started, decided before the child starts).
 #pragma once
 
@@ -16,6 +17,7 @@ struct Classification {
   std::string stopped_by;
   std::string detail;
   std::optional<ParsedError> error;
+  std::string kernel_event = "";  // stopped_by "kernel": oom-kill | jetsam (common/guard_signals.h kernel_events)
 };
 
 // `stderr_tail`: the end of the child's stderr log, when the caller has it ("" otherwise): it
