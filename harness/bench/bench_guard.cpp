@@ -11,6 +11,9 @@
 //   GuardReaction/announced  the same, but the child writes a fill-protocol step line and the
 //                     probe's swap crosses when that line is read (the fill child announces each
 //                     512 MiB step): the check the line wakes decides.
+//   GuardReaction/pressure  the same unannounced crossing, of the pressure signal (issue 41): the
+//                     fake probe's PSI stall total (stall_us) jumps by 1 s at the crossing, past
+//                     the 10 % of the last second the guard allows; swap never moves.
 //   GuardOvershoot    swap grows at a fixed 2 GiB/s (a fake probe) from 0 past a 2 GiB budget: the
 //                     swap grown past the budget by the time the child is gone,
 //                     2 GiB/s x (gone - crossing), in bytes and as a share of one 512 MiB fill step.
@@ -18,6 +21,8 @@
 //                     /bin/sleep 60 with the real platform probe: {new, old} x {a stdout pipe (the
 //                     fill child's case), none (`wmbench guard`'s case)}; each thread's CPU time
 //                     (CLOCK_THREAD_CPUTIME_ID) over the 60 s, as percent of one core.
+//   GuardQuietCpu/pressure  the same with the pressure signal on (--pressure-stall 10): each
+//                     check also reads /proc/pressure/memory on Linux.
 #include <time.h>
 #include <unistd.h>
 
@@ -70,17 +75,25 @@ SystemMemory reading(uint64_t swap_used) {
   return m;
 }
 
-// Swap 0 until `cross_at` (a SteadyClock time, settable later), then budget + 1 GiB.
+// Swap 0 until `cross_at` (a SteadyClock time, settable later), then budget + 1 GiB; or, for the
+// pressure signal, swap 0 throughout and the PSI stall total 0 until `cross_at`, then 1 s.
 class StepProbe final : public MemoryProbe {
  public:
-  explicit StepProbe(Clock& clock) : clock_(clock) {}
+  explicit StepProbe(Clock& clock, bool pressure = false) : clock_(clock), pressure_(pressure) {}
   std::atomic<double> cross_at{1e300};
-  SystemMemory system() override { return reading(clock_.now() >= cross_at.load() ? kBudget + (uint64_t{1} << 30) : 0); }
+  SystemMemory system() override {
+    const bool crossed = clock_.now() >= cross_at.load();
+    if (!pressure_) return reading(crossed ? kBudget + (uint64_t{1} << 30) : 0);
+    SystemMemory m = reading(0);
+    m.stall_us = crossed ? 1000000 : 0;
+    return m;
+  }
   ProcessMemory process(pid_t, const std::string&) override { return ProcessMemory{}; }
   std::string name() const override { return "bench-step"; }
 
  private:
   Clock& clock_;
+  bool pressure_;
 };
 
 // Swap 0 until ramp_at, then growing at `rate` bytes/s.
@@ -120,7 +133,7 @@ Child spawn(const std::vector<std::string>& argv, bool pipe) {
 
 // ---- reaction ----------------------------------------------------------------------------------
 
-void guard_reaction(benchmark::State& state, bool announced) {
+void guard_reaction(benchmark::State& state, bool announced, bool pressure = false) {
   SteadyClock clock;
   Stats total[2], decision[2], stop[2];
   int k = 0;
@@ -130,7 +143,8 @@ void guard_reaction(benchmark::State& state, bool announced) {
     for (int pi = 0; pi < 2; ++pi) {
       const Policy& pol = pi == 0 ? kNew : kOld;
       SuperviseOptions opts = options_for(pol);
-      StepProbe probe(clock);
+      if (pressure) opts.guard.pressure_stall = 10;  // percent of the last second
+      StepProbe probe(clock, pressure);
       Child child;
       try {
         if (announced) {
@@ -232,7 +246,7 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-void guard_quiet_cpu(benchmark::State& state, double seconds) {
+void guard_quiet_cpu(benchmark::State& state, double seconds, bool pressure = false) {
   struct Lane {
     Policy policy;
     bool pipe;
@@ -245,11 +259,12 @@ void guard_quiet_cpu(benchmark::State& state, double seconds) {
   for (auto _ : state) {
     std::vector<std::thread> threads;
     for (auto& lane : lanes) {
-      threads.emplace_back([&lane, seconds] {
+      threads.emplace_back([&lane, seconds, pressure] {
         try {
           auto probe = make_platform_probe();
           SteadyClock clock;
           SuperviseOptions opts = options_for(lane.policy);
+          if (pressure) opts.guard.pressure_stall = 10;
           opts.timeout = 0;
           const uint64_t swap_before = probe->system().swap_used;
           Child child = spawn({"/bin/sleep", std::to_string(seconds)}, lane.pipe);
@@ -288,6 +303,10 @@ void register_guard_benchmarks() {
       ->Unit(benchmark::kMillisecond)
       ->Iterations(20)
       ->UseManualTime();
+  benchmark::RegisterBenchmark("GuardReaction/pressure", [](benchmark::State& s) { guard_reaction(s, false, true); })
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(20)
+      ->UseManualTime();
   benchmark::RegisterBenchmark("GuardOvershoot", guard_overshoot)
       ->Unit(benchmark::kMillisecond)
       ->Iterations(20)
@@ -300,6 +319,10 @@ void register_guard_benchmarks() {
     if (end != q && *end == '\0' && v >= 1 && v <= 3600) quiet = v;
   }
   benchmark::RegisterBenchmark("GuardQuietCpu", [quiet](benchmark::State& s) { guard_quiet_cpu(s, quiet); })
+      ->Unit(benchmark::kSecond)
+      ->Iterations(1)
+      ->UseManualTime();
+  benchmark::RegisterBenchmark("GuardQuietCpu/pressure", [quiet](benchmark::State& s) { guard_quiet_cpu(s, quiet, true); })
       ->Unit(benchmark::kSecond)
       ->Iterations(1)
       ->UseManualTime();

@@ -112,7 +112,7 @@ Registrar reg{Command{10, [](CLI::App& app, int& exit_code) {
   c->add_option("--allow-env", a->allow_env,
                 "Let the cells set this variable (beyond PYTORCH_*); only on purpose: it reaches the root child")
       ->delimiter(',');
-  c->add_flag("--force", a->force, "Allow a cpu fill whose cap exceeds the memory free now");
+  c->add_flag("--force", a->force, "Allow a cpu fill whose cap exceeds the memory free now; with --resume, run again a cell the Mac panicked during");
   c->add_flag("--no-plots", a->no_plots, "Do not draw charts at the end");
   c->add_flag("--command", a->command,
               "Run your own command (after --) as the child of each cell, with the cell's environment, under the guard");
