@@ -7,24 +7,10 @@
 #include <fmt/format.h>
 
 #include "io/files.h"
+#include "readback/package_freeze.h"
 
 namespace wmb {
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
-
-// releases/provenance.cpp's freeze_text, read back: "name==version\n", sorted by lowercased name.
-std::string freeze_of(const std::map<std::string, std::string>& packages) {
-  std::vector<std::pair<std::string, std::string>> v(packages.begin(), packages.end());
-  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return lower(a.first) < lower(b.first); });
-  std::string s;
-  for (const auto& [n, ver] : v) s += n + "==" + ver + "\n";
-  return s;
-}
 
 bool hex64(const std::string& s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
@@ -67,7 +53,7 @@ void check_provenance(const Folder& f, const nlohmann::json& r, const std::strin
     out.problems.push_back(fmt::format("{}: provenance: freeze_file \"{}\" (expected provenance/{}.txt)", where, freeze, folder));
   } else {
     try {
-      if (f.read(freeze, 16 << 20) != freeze_of(packages))
+      if (f.read(freeze, 16 << 20) != freeze_text(packages))
         out.problems.push_back(fmt::format("{}: {} does not hold the packages releases.json records for it", where, freeze));
     } catch (const FileError& e) {
       out.problems.push_back(fmt::format("{}: {}", where, e.what()));

@@ -8,17 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_codes.h"
 #include "guard/policy.h"
 
 namespace wmb {
 
-// Exit codes, as users of such guards know them: 3 the guard stopped the command, 4 no room to
-// start it, 127 it could not be started, 128+N when the guard itself got signal N (it stops the
-// command first), otherwise the command's own status (128+N if a signal ended it); 2 bad input.
-constexpr int kGuardStopped = 3;
-constexpr int kGuardNoRoom = 4;
-constexpr int kGuardCannotStart = 127;
-constexpr int kGuardBadInput = 2;
 
 struct GuardCommandOptions {
   GuardConfig guard;

@@ -36,6 +36,14 @@ std::optional<uint64_t> growth_since(const std::optional<uint64_t>& now, std::op
   return *now > *start ? *now - *start : 0;
 }
 
+// A reading's growth since its first past `budget` (0: off): a stop naming `what` and `signal`.
+GuardVerdict over_budget(const std::optional<uint64_t>& now, std::optional<uint64_t>& start, uint64_t budget,
+                         const char* what, const char* signal) {
+  const auto grown = growth_since(now, start);
+  if (budget == 0 || !grown || *grown <= budget) return {};
+  return {true, fmt::format("{} grew {} since the start (budget {})", what, format_size(*grown), format_size(budget)), signal};
+}
+
 }  // namespace
 
 GuardPolicy::GuardPolicy(const GuardConfig& cfg, uint64_t swap_at_start) : cfg_(cfg), swap_start_(swap_at_start) {}
@@ -89,19 +97,10 @@ GuardVerdict GuardPolicy::observe_pressure(const SystemMemory& m, double now) {
 }
 
 GuardVerdict GuardPolicy::observe_growth(const SystemMemory& m) {
-  const auto comp = growth_since(m.compressor_bytes, compressor_start_);
-  if (cfg_.compressor_budget > 0 && comp && *comp > cfg_.compressor_budget)
-    return {true,
-            fmt::format("compressed memory grew {} since the start (budget {})", format_size(*comp),
-                        format_size(cfg_.compressor_budget)),
-            "compressor"};
-  const auto wired = growth_since(m.wired_bytes, wired_start_);
-  if (cfg_.wired_budget > 0 && wired && *wired > cfg_.wired_budget)
-    return {true,
-            fmt::format("wired memory grew {} since the start (budget {})", format_size(*wired),
-                        format_size(cfg_.wired_budget)),
-            "wired"};
-  return {};
+  // Both starts are taken at the first reading, whichever stops first.
+  GuardVerdict comp = over_budget(m.compressor_bytes, compressor_start_, cfg_.compressor_budget, "compressed memory", "compressor");
+  GuardVerdict wired = over_budget(m.wired_bytes, wired_start_, cfg_.wired_budget, "wired memory", "wired");
+  return comp.stop ? comp : wired;
 }
 
 GuardVerdict GuardPolicy::probe_failed(const std::string& why) {

@@ -1,6 +1,6 @@
 // A stand-in sysctl program (the simulated Mac's scripts/ci/fake-macos/bin/sysctl): started
-// without a shell (spawn/process.h), `PATH -n NAME` to read, `PATH NAME=VALUE` to set. Not through
-// tools/short_command.h: that one stops at Ctrl-C, and the value must be put back after Ctrl-C.
+// without a shell (tools/short_command.h, told to run to its end whatever signal wmbench got: the
+// value must be put back after Ctrl-C), `PATH -n NAME` to read, `PATH NAME=VALUE` to set.
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -17,6 +17,7 @@
 #include "io/utf8.h"
 #include "lever/sysctl.h"
 #include "spawn/process.h"
+#include "tools/short_command.h"
 
 namespace wmb::lever {
 namespace {
@@ -28,44 +29,12 @@ struct Ran {
   std::string failure;  // "" when it exited 0
 };
 
-// Runs argv to its end (at most kTimeoutS), whatever signal wmbench got meanwhile; its stdout kept
-// (up to 4 KiB).
+// Runs argv to its end (at most kTimeoutS), whatever signal wmbench got meanwhile; its stdout kept.
 Ran run_to_end(const std::vector<std::string>& argv) {
+  const CommandOutput c = run_short_command(argv, kTimeoutS, "/dev/null", std::nullopt, "", /*stop_on_interrupt=*/false);
   Ran r;
-  SpawnOptions so;
-  so.argv = argv;
-  so.env = current_environment();
-  so.capture_stdout = true;
-  so.stderr_path = "/dev/null";
-  Child c;
-  try {
-    c = spawn_child(so);
-  } catch (const SpawnError& e) {
-    r.failure = e.what();
-    return r;
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kTimeoutS);
-  char buf[512];
-  for (bool open = true; open && std::chrono::steady_clock::now() < deadline;) {
-    struct pollfd pfd = {c.stdout_fd, POLLIN, 0};
-    const int pr = ::poll(&pfd, 1, 100);
-    if (pr < 0 && errno != EINTR) break;
-    if (pr <= 0) continue;
-    const ssize_t n = ::read(c.stdout_fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) open = false;
-    else if (r.out.size() < 4096) r.out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(c.stdout_fd);
-  std::optional<ExitStatus> st;
-  while (!(st = try_reap(c.pid)) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  if (!st) {
-    stop_process_group(c.pid, 1.0);
-    r.failure = fmt::format("no answer within {:g} s", kTimeoutS);
-  } else if (!st->code || *st->code != 0) {
-    r.failure = st->code ? fmt::format("exit {}", *st->code) : "killed by " + signal_name(st->signal.value_or(0));
-  }
+  r.out = c.out;
+  if (!c.ok()) r.failure = c.timed_out ? fmt::format("no answer within {:g} s", kTimeoutS) : c.failure();
   return r;
 }
 

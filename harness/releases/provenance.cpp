@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "io/files.h"
+#include "readback/package_freeze.h"
 #include "releases/releases.h"
 #include "tools/python_isolated.h"
 #include "tools/short_command.h"
@@ -32,12 +33,6 @@ bool plain(const std::string& s, size_t max) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' ||
            c == '+' || c == '!';
   });
-}
-
-std::string lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
 }
 
 }  // namespace
@@ -84,14 +79,6 @@ nlohmann::json wheels_from_report(const nlohmann::json& report) {
     out.push_back(w);
   }
   return out;
-}
-
-std::string freeze_text(const std::map<std::string, std::string>& packages) {
-  std::vector<std::pair<std::string, std::string>> v(packages.begin(), packages.end());
-  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return lower(a.first) < lower(b.first); });
-  std::string s;
-  for (const auto& [n, ver] : v) s += n + "==" + ver + "\n";
-  return s;
 }
 
 std::vector<std::string> package_changes(const std::map<std::string, std::string>& base,

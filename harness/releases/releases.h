@@ -85,7 +85,6 @@ std::string identity_change(const Release& recorded, const Release& now);
 // provenance.cpp
 std::map<std::string, std::string> installed_packages(const std::string& python);  // throws EnvError
 nlohmann::json wheels_from_report(const nlohmann::json& pip_report);  // [{name, version, file, url, sha256}]
-std::string freeze_text(const std::map<std::string, std::string>& packages);  // "name==version\n", sorted
 // "bumped: torch 2.11.0 -> 2.12.0", "added: x 1.0", "removed: y 2.0" (empty when the same)
 std::vector<std::string> package_changes(const std::map<std::string, std::string>& base,
                                          const std::map<std::string, std::string>& now);

@@ -24,7 +24,7 @@ constexpr double kAfterExitGrace = 2.0;
 // Reads the command's stdout until it closes, the deadline, a signal to the parent, or
 // kAfterExitGrace after the command ended (`st` then holds its status).
 void read_until_closed(int fd, pid_t pid, CommandOutput& r, std::optional<ExitStatus>& st, double deadline,
-                       Clock& clock) {
+                       Clock& clock, bool stop_on_interrupt) {
   char buf[4096];
   double ended_at = -1;
   while (true) {
@@ -33,11 +33,12 @@ void read_until_closed(int fd, pid_t pid, CommandOutput& r, std::optional<ExitSt
       r.timed_out = !st.has_value();
       return;
     }
-    if ((r.interrupted = interrupt_signal())) return;
+    if (stop_on_interrupt && (r.interrupted = interrupt_signal())) return;
     if (!st && (st = try_reap(pid))) ended_at = now;
     if (st && now - ended_at >= kAfterExitGrace) return;
     struct pollfd fds[2] = {{fd, POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
-    int pr = ::poll(fds, interrupt_fd() >= 0 ? 2 : 1, static_cast<int>(std::min(left, 0.1) * 1000) + 1);
+    const nfds_t nfds = stop_on_interrupt && interrupt_fd() >= 0 ? 2 : 1;
+    int pr = ::poll(fds, nfds, static_cast<int>(std::min(left, 0.1) * 1000) + 1);
     if (pr < 0 && errno == EINTR) continue;
     if (pr <= 0 || !(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     ssize_t n = ::read(fd, buf, sizeof buf);
@@ -48,10 +49,10 @@ void read_until_closed(int fd, pid_t pid, CommandOutput& r, std::optional<ExitSt
 }
 
 // Waits for the command to end once its stdout closed (a child that closed stdout and lingers).
-std::optional<ExitStatus> reap_until(pid_t pid, double deadline, Clock& clock) {
+std::optional<ExitStatus> reap_until(pid_t pid, double deadline, Clock& clock, bool stop_on_interrupt) {
   while (true) {
     if (auto st = try_reap(pid)) return st;
-    if (clock.now() >= deadline || interrupt_signal()) return std::nullopt;
+    if (clock.now() >= deadline || (stop_on_interrupt && interrupt_signal())) return std::nullopt;
     ::poll(nullptr, 0, 5);
   }
 }
@@ -68,7 +69,7 @@ std::string CommandOutput::failure() const {
 
 CommandOutput run_short_command(const std::vector<std::string>& argv, double timeout_s, const std::string& stderr_path,
                                 const std::optional<std::map<std::string, std::string>>& env,
-                                const std::string& cwd) {
+                                const std::string& cwd, bool stop_on_interrupt) {
   CommandOutput r;
   SpawnOptions so;
   so.argv = argv;
@@ -87,7 +88,7 @@ CommandOutput run_short_command(const std::vector<std::string>& argv, double tim
   SteadyClock clock;
   const double deadline = clock.now() + timeout_s;
   std::optional<ExitStatus> st;
-  read_until_closed(c.stdout_fd, c.pid, r, st, deadline, clock);
+  read_until_closed(c.stdout_fd, c.pid, r, st, deadline, clock, stop_on_interrupt);
   ::close(c.stdout_fd);
   if (st) {
     // The command ended (it may have left a process holding stdout): its group's stragglers go.
@@ -96,9 +97,9 @@ CommandOutput run_short_command(const std::vector<std::string>& argv, double tim
     if (r.interrupted) r.timed_out = false;
     return r;
   }
-  if (!r.timed_out && !r.interrupted) st = reap_until(c.pid, deadline, clock);
+  if (!r.timed_out && !r.interrupted) st = reap_until(c.pid, deadline, clock, stop_on_interrupt);
   if (!st) {
-    if (!r.interrupted) r.interrupted = interrupt_signal();
+    if (!r.interrupted && stop_on_interrupt) r.interrupted = interrupt_signal();
     r.timed_out = !r.interrupted;
     st = stop_process_group(c.pid, 1.0);
   }

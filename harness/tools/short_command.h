@@ -26,9 +26,12 @@ struct CommandOutput {
 
 // stderr_path: "" = the parent's stderr, else a file ("/dev/null"). env: the command's whole
 // environment; nullopt = the parent's. cwd: "" = the parent's working directory.
+// stop_on_interrupt: true, a signal to wmbench (Ctrl-C) stops the command; false, the command runs
+// to its end (or timeout_s) whatever wmbench got meanwhile (the sysctl that puts a value back
+// after Ctrl-C, lever/sysctl_program.cpp).
 CommandOutput run_short_command(const std::vector<std::string>& argv, double timeout_s,
                                 const std::string& stderr_path = "/dev/null",
                                 const std::optional<std::map<std::string, std::string>>& env = std::nullopt,
-                                const std::string& cwd = "");
+                                const std::string& cwd = "", bool stop_on_interrupt = true);
 
 }  // namespace wmb

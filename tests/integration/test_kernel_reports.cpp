@@ -170,7 +170,9 @@ TEST(KernelReports, ReportRecordsThePanickedCellAndAReportBeforeTheLastSampleIsN
   EXPECT_TRUE(has(read_json(dir + "/runs/01-a.json")["detail"].get<std::string>(), "panic-full-new.panic"));
 }
 
-TEST(KernelReports, AChildAJetsamReportNamesIsKernelWithTheReportsReason) {
+// `wmbench run` of cell "a" whose child, once a sample is in, is named killed by a JetsamEvent
+// report (the pid + `pid_offset`: 0 names the child itself) and then SIGKILLed. Its run record.
+nlohmann::json run_with_jetsam_report(const std::string& reason, pid_t pid_offset) {
   Tmp t;
   const std::string reports = t.path + "/DiagnosticReports", out = t.path + "/out";
   ::mkdir(reports.c_str(), 0755);
@@ -178,33 +180,29 @@ TEST(KernelReports, AChildAJetsamReportNamesIsKernelWithTheReportsReason) {
   o.while_running = [&](pid_t) {
     const pid_t child = child_after_samples(out, 1);
     ASSERT_GT(child, 0);
-    write(reports + "/JetsamEvent-2026-12-05-000000.ips", jetsam_text(std::time(nullptr), child, "per-process-limit"));
+    write(reports + "/JetsamEvent-2026-12-05-000000.ips", jetsam_text(std::time(nullptr), child + pid_offset, reason));
     ::kill(child, SIGKILL);
   };
   auto r = wmbench({"run", slow_scenario(t.path), "--only", "a", "--out", out, "--no-plots"}, o);
   const std::string dir = only_result_dir(out);
-  ASSERT_FALSE(dir.empty()) << r.err;
-  const auto a = read_json(dir + "/runs/01-a.json");
+  if (dir.empty()) {
+    ADD_FAILURE() << "no result folder: " << r.out << r.err;
+    return nlohmann::json::object();
+  }
+  return read_json(dir + "/runs/01-a.json");
+}
+
+TEST(KernelReports, AChildAJetsamReportNamesIsKernelWithTheReportsReason) {
+  const auto a = run_with_jetsam_report("per-process-limit", 0);
   EXPECT_EQ(a["stopped_by"], "kernel") << a.dump(2);
   EXPECT_EQ(a["kernel_event"], "jetsam") << a.dump(2);
   EXPECT_TRUE(has(a["detail"].get<std::string>(), "per-process-limit")) << a["detail"];
   EXPECT_TRUE(has(a["detail"].get<std::string>(), "JetsamEvent-2026-12-05-000000.ips")) << a["detail"];
 }
 
+// A report that names another pid is not this child's kill.
 TEST(KernelReports, ASigkillNoReportNamesStaysACrash) {
-  Tmp t;
-  const std::string reports = t.path + "/DiagnosticReports", out = t.path + "/out";
-  ::mkdir(reports.c_str(), 0755);
-  RunOpts o = with_reports(reports);
-  o.while_running = [&](pid_t) {
-    const pid_t child = child_after_samples(out, 1);
-    ASSERT_GT(child, 0);
-    // A report that names another pid is not this child's kill.
-    write(reports + "/JetsamEvent-2026-12-05-000001.ips", jetsam_text(std::time(nullptr), child + 100000, "vm-pageshortage"));
-    ::kill(child, SIGKILL);
-  };
-  auto r = wmbench({"run", slow_scenario(t.path), "--only", "a", "--out", out, "--no-plots"}, o);
-  const auto a = read_json(only_result_dir(out) + "/runs/01-a.json");
+  const auto a = run_with_jetsam_report("vm-pageshortage", 100000);
   EXPECT_EQ(a["stopped_by"], "crash") << a.dump(2);
   EXPECT_TRUE(a["kernel_event"].is_null()) << a.dump(2);
 }
