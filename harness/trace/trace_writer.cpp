@@ -1,11 +1,14 @@
 #include "trace/trace_writer.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -32,11 +35,17 @@ TraceWriter::~TraceWriter() { close(); }
 
 void TraceWriter::start_syncer(double interval) {
   if (fd_ < 0 || !(interval > 0)) return;
+  // The thread is made with every signal blocked (a thread inherits its maker's mask), so Ctrl-C,
+  // Ctrl-Z and SIGTERM keep going to the thread that handles them, as before there was a second.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
   try {
     syncer_ = std::thread([this, interval] { sync_loop(interval); });
   } catch (const std::system_error&) {
     // No thread (a process at its limit): the lines are still written; close() syncs them once.
   }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 void TraceWriter::sync_now() {

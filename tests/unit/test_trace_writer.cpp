@@ -2,6 +2,11 @@
 // the writer's own thread syncs what was written every interval, and close() syncs the rest.
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -56,4 +61,38 @@ TEST(TraceWriterSync, WithoutAThreadCloseStillSyncs) {
   w.close();  // twice is harmless
   EXPECT_EQ(w.syncs(), 1u);
   std::remove(p.c_str());
+}
+
+namespace {
+std::atomic<bool> g_usr1_handled{false};
+void on_usr1(int) { g_usr1_handled = true; }
+}  // namespace
+
+// The syncing thread never takes a signal meant for wmbench (Ctrl-C, Ctrl-Z, SIGTERM go to the
+// thread that handles them): with SIGUSR1 blocked in this thread, a SIGUSR1 to the process stays
+// pending instead of running its handler on the writer's thread.
+TEST(TraceWriterSync, TheSyncingThreadTakesNoSignal) {
+  struct sigaction sa {}, old_sa {};
+  sa.sa_handler = on_usr1;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &sa, &old_sa), 0);
+  sigset_t usr1, old_mask;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &usr1, &old_mask), 0);
+  {
+    TraceWriter w(temp_trace("trace-signal"), 0.05);
+    w.line({{"type", "start"}});
+    g_usr1_handled = false;
+    ::kill(::getpid(), SIGUSR1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_FALSE(g_usr1_handled.load()) << "the writer's thread ran the handler";
+    sigset_t pending;
+    sigpending(&pending);
+    EXPECT_TRUE(sigismember(&pending, SIGUSR1)) << "the signal waits for the thread that handles it";
+    int sig = 0;
+    if (sigismember(&pending, SIGUSR1)) sigwait(&usr1, &sig);  // taken, so unblocking runs no handler
+  }
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  sigaction(SIGUSR1, &old_sa, nullptr);
 }
