@@ -14,6 +14,7 @@
 
 #include "io/utf8.h"
 #include "results/run_record.h"
+#include "scenario/scenario.h"
 #include "verdict/diagnostic_reports.h"
 
 namespace wmb {
@@ -93,12 +94,16 @@ std::map<std::pair<std::string, int>, int> planned_indices(const nlohmann::json&
   std::map<std::pair<std::string, int>, int> out;
   const auto m = sc.find("matrix");
   if (m == sc.end() || !m->is_array()) return out;
-  const int repeats = sc.value("repeats", 1) > 0 ? sc.value("repeats", 1) : 1;
+  // scenario.json was checked by its schema when the report was read; read as if it had not been.
+  const auto rit = sc.find("repeats");
+  const int repeats = rit != sc.end() && rit->is_number_integer() && rit->get<int64_t>() > 0 && rit->get<int64_t>() <= 1000
+                          ? static_cast<int>(rit->get<int64_t>())
+                          : 1;
   const int n = static_cast<int>(m->size());
-  for (int rep = 1; rep <= repeats && rep <= 1000; ++rep)
+  for (int rep = 1; rep <= repeats; ++rep)
     for (int i = 0; i < n; ++i) {
       const auto& c = (*m)[static_cast<size_t>(i)];
-      if (c.is_object() && c.contains("label") && c["label"].is_string())
+      if (c.is_object() && c.contains("label") && c["label"].is_string() && label_problem(c["label"].get<std::string>()).empty())
         out[{c["label"].get<std::string>(), rep}] = (rep - 1) * n + i + 1;
     }
   return out;
@@ -160,7 +165,7 @@ std::vector<PanickedCell> record_panicked_cells(const Folder& folder, const Repo
   for (const NotRun& nr : report.not_run) {
     const auto it = index_of.find({nr.label, nr.repeat});
     if (it == index_of.end()) continue;
-    // A label is checked when the scenario is read (no '/', no ".."): a file name inside runs/.
+    // Only labels that are file names (scenario/scenario.h label_problem: no '/', no ".."): runs/ holds them.
     const std::string stem = fmt::format("{:02d}-{}", it->second, nr.label);
     const std::string trace = "runs/" + stem + ".trace.jsonl";
     const std::string text = folder.read_tail(trace, kTraceTailBytes);
