@@ -98,7 +98,7 @@ mapfile -t core < <(cd "$root" && for d in "${core_dirs[@]}"; do
   [[ -d "$d" ]] && find "$d" -name '*.cpp'
 done | grep -v '_linux\.cpp$' | sort)
 mapfile -t cli < <(cd "$root" && find harness/cli -maxdepth 1 -name '*.cpp' | sort)
-mapfile -t fill < <(cd "$root" && find harness/fill -maxdepth 1 -name '*.cpp' ! -name device_mps.cpp | sort)
+mapfile -t fill < <(cd "$root" && find harness/fill harness/fillbase -maxdepth 1 -name '*.cpp' ! -name device_mps.cpp | sort)
 mapfile -t unit < <(cd "$root" && find tests/unit -maxdepth 1 -name '*.cpp' | sort)
 mapfile -t integ < <(cd "$root" && find tests/integration -maxdepth 1 -name '*.cpp' | sort)
 mapfile -t bench < <(cd "$root" && find harness/bench -maxdepth 1 -name '*.cpp' | sort)

@@ -4,6 +4,9 @@
 //                      group, as the runner does) and time spawn -> its hello line read from the pipe;
 //                      counter exit_ms: spawn -> the child reaped. wmbench-fill is $WMBENCH_FILL, else
 //                      the one next to this executable.
+//   ModelChildStart    the same for `wmbench-fill --device mps-model --recommended-max 1GiB --step 4MiB
+//                      --hello-only`: the model runs in wmbench-fill itself, which links no libtorch
+//                      (harness/fillbase/main.cpp); every other device starts wmbench-fill-torch.
 //   PythonChildStart   the same for the Python child: `PYTHON wmbench_fill.py --device cpu --step 4MiB
 //                      --hello-only`, measured the same way, registered right after ChildStart so the two
 //                      run side by side. wmbench_fill.py is $WMBENCH_PYFILL, else the one next to this
@@ -86,12 +89,14 @@ bool read_line(int fd, std::string& line) {
   }
 }
 
-// Spawn `argv` (a child given "--device cpu --step 4MiB --hello-only") -> its hello line read.
-void time_to_hello(benchmark::State& state, const std::vector<std::string>& argv) {
+// Spawn `argv` (a child given `device` and "--step 4MiB --hello-only") -> its hello line read.
+void time_to_hello(benchmark::State& state, const std::vector<std::string>& argv,
+                   const std::vector<std::string>& device = {"--device", "cpu"}) {
   const std::string& fill = argv.back();
   SpawnOptions so;
   so.argv = argv;
-  for (const char* a : {"--device", "cpu", "--step", "4MiB", "--hello-only"}) so.argv.push_back(a);
+  so.argv.insert(so.argv.end(), device.begin(), device.end());
+  for (const char* a : {"--step", "4MiB", "--hello-only"}) so.argv.push_back(a);
   so.env = current_environment();
   so.capture_stdout = true;
   so.stderr_path = "/dev/null";
@@ -133,6 +138,15 @@ void child_start(benchmark::State& state) {
   time_to_hello(state, {fill});
 }
 
+void model_child_start(benchmark::State& state) {
+  const std::string fill = find_fill_binary();
+  if (fill.empty()) {
+    state.SkipWithError("wmbench-fill not found next to wmbench-bench; set WMBENCH_FILL");
+    return;
+  }
+  time_to_hello(state, {fill}, {"--device", "mps-model", "--recommended-max", "1GiB"});
+}
+
 void python_child_start(benchmark::State& state) { time_to_hello(state, {torch_python(), find_python_child()}); }
 
 SpawnOptions python_import_torch() {
@@ -164,6 +178,10 @@ void python_import(benchmark::State& state) {
 
 void register_child_benchmarks() {
   benchmark::RegisterBenchmark("ChildStart", child_start)
+      ->Unit(benchmark::kMillisecond)
+      ->UseManualTime()
+      ->MinTime(2.0);
+  benchmark::RegisterBenchmark("ModelChildStart", model_child_start)
       ->Unit(benchmark::kMillisecond)
       ->UseManualTime()
       ->MinTime(2.0);

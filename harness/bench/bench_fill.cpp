@@ -24,7 +24,7 @@
 
 #include "bench/bench_common.h"
 #include "fill/devices.h"
-#include "fill/fast_fill.h"
+#include "fillbase/fast_fill.h"
 
 namespace wmb::bench {
 namespace {

@@ -1,6 +1,7 @@
 // wmbench releases VERSION... [--python PY]... [--fill PATH]... [--scenario S] [run options]
 //                 [--index-url URL] [--extra-index-url URL] [--find-links DIR|URL] [--refresh V|all]
-//                 [--base-python PY] [--resume DIR] [--revisions]
+//                 [--base-python PY] [--resume DIR] [--revisions] [--prepare-only]
+// wmbench releases --list-envs | --prune [VERSION...]   (the cache of environments as a whole)
 // The same scenario under each torch release, a verdict between neighbours (releases/releases.h).
 #include <iostream>
 
@@ -15,6 +16,7 @@
 #include "compare/compare.h"
 #include "mpsmodel/release_revision.h"
 #include "mpsmodel/revision.h"
+#include "releases/env_list.h"
 #include "releases/releases.h"
 #include "releases/torch_version.h"
 #include "job/main_job.h"
@@ -29,13 +31,39 @@ struct ReleasesArgs {
   ScenarioFlags flags;  // --device, --step, --cap, --timeout, --swap-budget, --repeat
   std::string scenario, out = "results", ram_limit, recommended_max,
       model_mac_ram, model_revision, other_allocations, base_python, resume, tolerance = "5", lock_wait = "30m", installer = "auto";
-  bool force = false, no_plots = false, revisions = false, no_index = false;
+  bool force = false, no_plots = false, revisions = false, no_index = false, list_envs = false, prune = false,
+       prepare_only = false;
 };
 
 int releases_command(const ReleasesArgs& a) {
   if (a.revisions) {
     std::cout << mpsmodel::release_revision_table() << "\nThe revisions:\n" << mpsmodel::revision_table();
     return kExitOk;
+  }
+  if (a.list_envs || a.prune) {
+    // The cache as a whole: nothing else is asked or run.
+    if (auto code = input_error_exit("releases", [&] {
+          if (a.list_envs && a.prune) throw RunInputError("--list-envs and --prune: give one of them");
+          if (!a.pythons.empty() || !a.fills.empty() || !a.resume.empty() || a.prepare_only || !a.scenario.empty())
+            throw RunInputError(fmt::format("{} takes nothing but {}", a.list_envs ? "--list-envs" : "--prune",
+                                            a.list_envs ? "itself" : "the versions to keep"));
+          if (a.list_envs && !a.versions.empty()) throw RunInputError("--list-envs takes no versions");
+          for (const auto& v : a.versions)
+            if (const std::string why = releases::version_problem(v); !why.empty())
+              throw RunInputError(fmt::format("release \"{}\": {}", v, why));
+        }))
+      return *code;
+    try {
+      const std::string root = releases::default_cache_root();
+      if (a.list_envs) {
+        std::cout << releases::env_list_text(root, releases::list_cached_envs(root));
+        return kExitOk;
+      }
+      return releases::prune_envs(root, a.versions, std::cout) == 0 ? kExitOk : kExitFail;
+    } catch (const releases::EnvError& e) {
+      std::cerr << "wmbench releases: " << e.what() << "\n";
+      return e.exit_code;
+    }
   }
   releases::ReleasesOptions o;
   RunnerOptions& r = o.run;
@@ -53,6 +81,7 @@ int releases_command(const ReleasesArgs& a) {
     if (a.resume.empty()) std::cerr << "wmbench releases: the environments are made with " << which << "\n";
   }
   o.resume_dir = a.resume;
+  o.prepare_only = a.prepare_only;
   if (auto code = input_error_exit("releases", [&] {
         const auto tol = compare::parse_tolerance(a.tolerance);
         if (!tol) throw RunInputError(fmt::format("--tolerance \"{}\": expected a percentage >= 0, e.g. 5 or 2.5", a.tolerance));
@@ -100,8 +129,9 @@ int releases_command(const ReleasesArgs& a) {
           throw RunInputError("wmbench releases runs the fill under each torch; a command scenario has no torch of its own");
         if (main_job && a.flags.device.empty()) {
           const size_t cells = r.scenario.matrix.size() * static_cast<size_t>(std::max(1, r.scenario.repeats));
-          choose_main_job(r, !a.flags.cap.empty(),
-                          {cells * o.entries.size(), fmt::format("the matrix once for each of {} release(s)", o.entries.size())});
+          const MacRuns runs{cells * o.entries.size(), fmt::format("the matrix once for each of {} release(s)", o.entries.size())};
+          choose_main_job(r, !a.flags.cap.empty(), runs, /*warn_now=*/false);
+          o.mac_warning = runs;  // said by run_releases once the environments are made
         }
         if (!a.model_revision.empty()) {
           apply_model_revision(a.model_revision, r);
@@ -141,6 +171,10 @@ Registrar reg{Command{12, [](CLI::App& app, int& exit_code) {
       ->capture_default_str();
   c->add_option("--lock-wait", a->lock_wait, "How long to wait while another run makes the same environment")
       ->capture_default_str();
+  c->add_flag("--prepare-only", a->prepare_only,
+              "Make (or check) every release's environment, then stop: no folder, no run (before going offline)");
+  c->add_flag("--list-envs", a->list_envs, "List the cached environments (release, torch, size, in use) and exit");
+  c->add_flag("--prune", a->prune, "Remove every cached environment but those of the versions named, and any leftovers");
   c->add_flag("--revisions", a->revisions, "Print the table of torch releases to model revisions (mps-model) and exit");
   c->add_option("--device", a->flags.device, "Override the device: mps, cuda, cpu, mps-model");
   c->add_option("--only", a->only, "Run only these cell labels")->delimiter(',');

@@ -9,21 +9,10 @@
 
 #include <ATen/ATen.h>
 
-#include "fill/protocol_out.h"
+#include "fillbase/fill_kinds.h"
+#include "fillbase/protocol_out.h"
 
 namespace wmb::fill {
-
-enum class DataKind { Random, Ones, Zeros };
-
-struct DeviceStats {
-  std::optional<uint64_t> allocated;  // bytes the allocator holds for tensors (MPS current_allocated_memory, CUDA allocated_bytes)
-  std::optional<uint64_t> driver;     // bytes the driver counts (MPS driver_allocated_memory, CUDA reserved_bytes)
-  // The allocator's own peak of `allocated` since the child started (allocated_bytes.all.peak of
-  // c10's DeviceStats), where the release keeps one: CUDA always; MPS once its allocator is a
-  // c10::DeviceAllocator (PyTorch #186748, June 2026); the model keeps it as that Stat does; the
-  // CPU allocator keeps none (null).
-  std::optional<uint64_t> peak;
-};
 
 class FillDevice {
  public:

@@ -12,7 +12,7 @@
 #include <c10/util/Exception.h>
 
 #include "fill/devices.h"
-#include "fill/fast_fill.h"
+#include "fillbase/fast_fill.h"
 
 namespace wmb::fill {
 namespace {

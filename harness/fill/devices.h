@@ -6,7 +6,7 @@
 
 #include "fill/device.h"
 #include "fill/device_mps_model.h"
-#include "fill/options.h"
+#include "fillbase/options.h"
 
 namespace wmb::fill {
 
@@ -15,29 +15,11 @@ std::unique_ptr<FillDevice> make_cpu_device();
 // Defined in device_cuda.cpp. Throws UsageError when this libtorch has no usable CUDA device.
 std::unique_ptr<FillDevice> make_cuda_device();
 
-inline DataKind parse_data_kind(const std::string& s) {
-  if (s == "random") return DataKind::Random;
-  if (s == "ones") return DataKind::Ones;
-  if (s == "zeros") return DataKind::Zeros;
-  throw UsageError("unknown data \"" + s + "\"; allowed: random, ones, zeros");
-}
-
-inline const char* data_kind_name(DataKind d) {
-  switch (d) {
-    case DataKind::Random: return "random";
-    case DataKind::Ones: return "ones";
-    case DataKind::Zeros: return "zeros";
-  }
-  return "?";
-}
-
 // Throws UsageError for an unknown device or one this build/machine cannot run.
 inline std::unique_ptr<FillDevice> make_device(const std::string& name, const FillOptions& o) {
   if (name == "cpu") return make_cpu_device();
   if (name == "cuda") return make_cuda_device();
-  if (name == "mps-model")
-    return make_mps_model_device(MpsModelOptions{o.recommended_max, o.model_ram, o.model_revision, o.model_other,
-                                                 o.model_max_buffer, o.model_unscaled_step, o.step_bytes});
+  if (name == "mps-model") return make_mps_model_device(model_options(o));
   if (name == "mps") {
 #ifdef __APPLE__
     return make_mps_device();

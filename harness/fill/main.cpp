@@ -1,5 +1,7 @@
-// wmbench-fill: the child that fills one device with tensors and reports every step as one JSON
-// line on stdout (docs/ARCHITECTURE.md, "Child protocol").
+// wmbench-fill-torch: the half of wmbench-fill that links libtorch. wmbench-fill (fillbase/main.cpp)
+// replaces itself with it for every device but mps-model, with the same arguments; it fills one device
+// with tensors and reports every step as one JSON line on stdout (docs/ARCHITECTURE.md, "Child protocol").
+// Started directly it runs mps-model too (fill/device_mps_model.h), as the benchmarks do.
 //
 // Exit codes: 0 done (cap reached, or the program ended), 3 an allocation / torch error was
 // reported, 2 usage error (stderr + an error line with "exception":"usage"), 1 anything else.
@@ -25,30 +27,18 @@
 #include <ATen/ATen.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/util/Exception.h>
-#include <torch/version.h>
 
 #include "fill/devices.h"
+#include "fillbase/child_lines.h"
+#include "fillbase/fill_loop.h"
 #include "fill/offload.h"
-#include "fill/options.h"
-#include "fill/protocol_out.h"
+#include "fillbase/options.h"
+#include "fillbase/protocol_out.h"
 
 namespace {
 
 using namespace wmb::fill;
 using json = Msg;
-
-#define WMB_STR2(x) #x
-#define WMB_STR(x) WMB_STR2(x)
-
-std::string torch_version() {
-#if defined(TORCH_VERSION)
-  return TORCH_VERSION;
-#elif defined(TORCH_VERSION_MAJOR)
-  return WMB_STR(TORCH_VERSION_MAJOR) "." WMB_STR(TORCH_VERSION_MINOR) "." WMB_STR(TORCH_VERSION_PATCH);
-#else
-  return "unknown";
-#endif
-}
 
 // The shared library that holds ATen (libtorch_cpu on current builds), found from one of its
 // functions; null when it cannot be told (a static build).
@@ -62,83 +52,19 @@ json torch_library() {
   return std::string(info.dli_fname);
 }
 
-std::string demangle(const char* name) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string out = (status == 0 && d) ? d : name;
-  std::free(d);
-  return out;
-}
-
-// The dynamic type of the exception being handled ("c10::Error", "c10::OutOfMemoryError", ...).
-std::string current_exception_type() {
-  const std::type_info* ti = abi::__cxa_current_exception_type();
-  return ti ? demangle(ti->name()) : "unknown";
-}
-
-int usage_fail(ProtocolOut& out, const std::string& msg) {
-  std::cerr << "wmbench-fill: " << msg << "\n(try wmbench-fill --help)" << std::endl;
-  out.write(error_message(msg, "usage"));
-  return 2;
-}
-
-// Reports the exception being handled; returns the exit code.
+// Reports the exception being handled; returns the exit code (fillbase/child_lines.h report_exception:
+// after the command line, every other std::exception came out of a libtorch call).
 int report_current_exception(ProtocolOut& out) {
   try {
     throw;
-  } catch (const UsageError& e) {
-    return usage_fail(out, e.what());
   } catch (const c10::Error& e) {
     // what() carries a C++ backtrace; the text the parent parses is PyTorch's message alone.
     std::cerr << "wmbench-fill: " << e.what() << std::endl;
     out.write(error_message(e.what_without_backtrace(), current_exception_type()));
     return 3;
-  } catch (const std::bad_alloc& e) {
-    std::cerr << "wmbench-fill: " << e.what() << std::endl;
-    out.write(error_message(e.what(), current_exception_type()));
-    return 3;
-  } catch (const std::exception& e) {
-    std::cerr << "wmbench-fill: unexpected " << current_exception_type() << ": " << e.what() << std::endl;
-    out.write(error_message(e.what(), current_exception_type()));
-    return 1;
   } catch (...) {
-    std::cerr << "wmbench-fill: unexpected exception of type " << current_exception_type() << std::endl;
-    out.write(error_message("unknown exception", current_exception_type()));
-    return 1;
+    return report_exception(out, /*std_exceptions_are_torchs=*/true);
   }
-}
-
-void sleep_seconds(double s) {
-  if (s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(s));
-}
-
-// `held` outlives any exception: the error line is written while every tensor is still held, as it
-// is in PyTorch when the allocation fails.
-void run_fill(FillDevice& device, const FillOptions& o, ProtocolOut& out, std::vector<at::Tensor>& held) {
-  const DataKind data = parse_data_kind(o.data);
-  const uint64_t step = o.step_bytes;
-  uint64_t held_bytes = 0;
-  uint64_t index = 0;
-  const auto fits = [&] { return !o.cap_bytes || held_bytes + step <= *o.cap_bytes; };
-  while (fits()) {
-    const auto t0 = std::chrono::steady_clock::now();
-    at::Tensor t = device.allocate(step, data);
-    device.synchronize();
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    held.push_back(std::move(t));
-    held_bytes += step;
-    ++index;
-    const DeviceStats st = device.stats();
-    out.write({{"type", "step"},
-               {"index", index},
-               {"held_bytes", held_bytes},
-               {"allocated_bytes", opt_json(st.allocated)},
-               {"driver_bytes", opt_json(st.driver)},
-               {"allocator_peak_bytes", opt_json(st.peak)},
-               {"step_seconds", secs}});
-    if (fits()) sleep_seconds(o.step_delay);
-  }
-  out.write({{"type", "done"}, {"reason", "cap"}, {"held_bytes", held_bytes}});
 }
 
 }  // namespace
@@ -155,7 +81,7 @@ int main(int argc, char** argv) {
       }
       opts = *parsed.options;
     } catch (...) {
-      return report_current_exception(early);
+      return report_exception(early, /*std_exceptions_are_torchs=*/false);  // no libtorch call yet
     }
   }
 
@@ -168,20 +94,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<FillDevice> device;
   try {
     device = make_device(opts.device, opts);
-    json hello = {{"type", "hello"},
-                  {"pid", static_cast<int64_t>(getpid())},
-                  {"torch_version", torch_version()},
-                  {"torch_library", torch_library()},
-                  {"device", device->name()},
-                  {"recommended_max_bytes", opt_json(device->recommended_max())},
-                  {"env", pytorch_env()},
-                  {"step_bytes", opts.step_bytes},
-                  {"data", opts.data},
-                  {"cap_bytes", opt_json(opts.cap_bytes)},
-                  {"program", opts.program}};
-    if (opts.program == "offload") hello["offload_bytes"] = opt_json(opts.offload_bytes);
-    hello["memory_fraction"] = opts.memory_fraction ? json(*opts.memory_fraction) : json(nullptr);
-    if (auto model = device->model_json(); !model.is_null()) hello["model"] = model;
+    const json hello = hello_message(opts, device->name(), device->recommended_max(), built_torch_version(),
+                                     torch_library(), device->model_json());
     out.write(hello);
     // As user code calls it: after the device is chosen, before the first allocation.
     if (!opts.hello_only && opts.memory_fraction) device->set_memory_fraction(*opts.memory_fraction);

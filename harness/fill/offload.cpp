@@ -10,26 +10,9 @@
 #include <ATen/ATen.h>
 
 #include "fill/devices.h"
+#include "fillbase/fill_loop.h"
 
 namespace wmb::fill {
-namespace {
-
-void emit_stage(ProtocolOut& out, FillDevice& device, const char* name, uint64_t held) {
-  const DeviceStats st = device.stats();
-  out.write({{"type", "stage"},
-             {"name", name},
-             {"held_bytes", held},
-             {"allocated_bytes", opt_json(st.allocated)},
-             {"driver_bytes", opt_json(st.driver)},
-             {"allocator_peak_bytes", opt_json(st.peak)},
-             {"footprint_bytes", opt_json(self_footprint_bytes())}});
-  // Hold still a moment so the parent's own footprint sample (taken when it reads this line)
-  // sees this stage and not the next one.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-}
-
-}  // namespace
-
 void run_offload(FillDevice& device, const FillOptions& o, ProtocolOut& out) {
   TORCH_CHECK(o.offload_bytes.has_value(), "program offload needs --offload-size");
   const uint64_t total = *o.offload_bytes;

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "fill/device.h"
-#include "fill/options.h"
-#include "fill/protocol_out.h"
+#include "fillbase/options.h"
+#include "fillbase/protocol_out.h"
 
 namespace wmb::fill {
 

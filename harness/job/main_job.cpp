@@ -11,12 +11,13 @@
 
 namespace wmb {
 
-void choose_main_job(RunnerOptions& o, bool cap_given, const MacRuns& runs) {
+void choose_main_job(RunnerOptions& o, bool cap_given, const MacRuns& runs, bool warn_now) {
 #ifdef __APPLE__
   (void)cap_given;
-  warn_before_mac_fill(o.scenario, runs);  // job/mac_warning.h: fills up to N GiB of M GiB, Ctrl-C to stop
+  if (warn_now) warn_before_mac_fill(o.scenario, runs);  // job/mac_warning.h: fills up to N GiB of M GiB, Ctrl-C to stop
 #else
   (void)runs;
+  (void)warn_now;
   Scenario& s = o.scenario;
   if (s.device != "mps") return;
   SandboxSupport sup = sandbox_support(true);

@@ -12,7 +12,9 @@ namespace wmb {
 
 // cap_given: --cap was on the command line (the cpu fallback then keeps it). Throws ProbeError
 // when free memory cannot be read for the cpu fallback. `runs`: how many fills the command runs
-// of the scenario, for the warning on a Mac (releases, tune; job/mac_warning.h).
-void choose_main_job(RunnerOptions& o, bool cap_given, const MacRuns& runs = {});
+// of the scenario, for the warning on a Mac (releases, tune; job/mac_warning.h). warn_now false: the
+// caller warns later itself (releases: after its environments are made, just before the first fill,
+// so the seconds to stop it are not spent before minutes of downloads).
+void choose_main_job(RunnerOptions& o, bool cap_given, const MacRuns& runs = {}, bool warn_now = true);
 
 }  // namespace wmb

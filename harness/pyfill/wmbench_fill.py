@@ -24,7 +24,7 @@ What differs from the C++ child, on purpose:
     (str(exception): PyTorch's Python binding drops the C++ backtrace unless
     TORCH_SHOW_CPP_STACKTRACES=1, as the C++ child's what_without_backtrace() does);
   - cpu tensors come from PyTorch's own CPU allocator (torch.empty + uniform_/fill_/zero_), where
-    the C++ child maps fresh memory itself and fills it near memory speed (harness/fill/fast_fill.cpp);
+    the C++ child maps fresh memory itself and fills it near memory speed (harness/fillbase/fast_fill.cpp);
     both refuse with PyTorch's "DefaultCPUAllocator: can't allocate memory" text;
   - Python warnings (warnings.warn, and torch's TORCH_WARN, which reach Python as warnings) become
     {"type":"warning"} lines after the hello;
@@ -86,7 +86,7 @@ class Out:
 def take_stdout():
     """A private duplicate of stdout for the protocol (os.dup is close-on-exec), and fd 1 pointed
     at stderr, so that anything else printing to stdout (torch, a library) cannot break a line.
-    As ProtocolOut::take_stdout in harness/fill/protocol_out.cpp."""
+    As ProtocolOut::take_stdout in harness/fillbase/protocol_out.cpp."""
     try:
         fd = os.dup(1)
     except OSError:
@@ -240,7 +240,7 @@ def parse_duration(text):
 
 
 # --------------------------------------------------------------------------------------------
-# Command line: harness/fill/options.cpp, flag for flag and message for message
+# Command line: harness/fillbase/options.cpp, flag for flag and message for message
 # --------------------------------------------------------------------------------------------
 
 ALLOWED_DEVICES = ["mps", "cuda", "cpu", "mps-model"]  # as the C++ child lists them
@@ -274,7 +274,7 @@ MEMORY_FRACTION_MAX = 1000.0
 
 
 def memory_fraction_option(text, device):
-    """--memory-fraction, as harness/fill/options.cpp: a finite number, 0 or of magnitude
+    """--memory-fraction, as harness/fillbase/options.cpp: a finite number, 0 or of magnitude
     MEMORY_FRACTION_MIN..MEMORY_FRACTION_MAX (within that, the range is torch's to check, so that
     its own error is what the run records)."""
     if device not in ("mps", "cuda"):

@@ -382,6 +382,14 @@ int run_releases(ReleasesOptions o, std::ostream& out, std::ostream& err) {
     const bool versions = std::any_of(o.entries.begin(), o.entries.end(), [](const Entry& e) { return e.kind == "version"; });
     if (versions) cache = make_env_cache(o, out);
     rs = prepare_releases(o, cache.get(), out);
+    if (o.prepare_only) {
+      out << fmt::format("wmbench releases --prepare-only: {} release(s) ready, nothing run, no folder made:\n", rs.size());
+      for (const Release& r : rs)
+        out << fmt::format("  torch {:<22} {}\n", r.torch_version,
+                           r.env_dir.empty() ? "(" + r.entry.kind + " " + r.entry.given + ")"
+                                             : r.env_dir + (r.env_made_now ? " (made now)" : " (cached)"));
+      return 0;
+    }
     if (!recorded.empty()) {
       // The releases of the folder, as they were: the same torch in each, or refused.
       match_recorded(s, recorded, rs);
@@ -398,6 +406,8 @@ int run_releases(ReleasesOptions o, std::ostream& out, std::ostream& err) {
                        o.run.scenario.device, s.dir);
     save(s, rs);
     write_provenance(*s.folder, rs);
+    // On a Mac (mps), the seconds to stop it come now, after the downloads, before the first fill.
+    if (o.mac_warning) warn_before_mac_fill(o.run.scenario, *o.mac_warning);
     const int run_code = run_all_releases(o, s, rs, out, err);
     if (run_code != 0) {
       say_table(s.dir, rs, {}, out);

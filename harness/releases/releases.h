@@ -21,12 +21,14 @@
 
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "io/files.h"
+#include "job/mac_warning.h"
 #include "releases/env_cache.h"
 #include "runner/runner.h"
 
@@ -49,6 +51,10 @@ struct ReleasesOptions {
   double tolerance_pct = 5.0;
   double lock_wait_s = 1800;           // --lock-wait: while another run makes the same env
   std::string installer = "auto";      // --installer: pip, uv, or auto (uv when it is on PATH)
+  // The main job on a Mac: its warning (job/mac_warning.h), said once every environment is made,
+  // just before the first fill (not before minutes of downloads); none elsewhere.
+  std::optional<MacRuns> mac_warning;
+  bool prepare_only = false;  // --prepare-only: every env made or checked, then stop (no folder, no run)
 };
 
 struct Release {

@@ -37,7 +37,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "fill/options.h"
+#include "fillbase/options.h"
 #include "guard/supervisor.h"
 #include "protocol/child_report.h"
 #include "verdict/classify.h"
@@ -491,7 +491,7 @@ TEST(Conformance, UsageErrorsSameTextSameExitCode) {
       {{"--device", "cpu", "--step", "8MiB", "--bogus"}, "--bogus", false},
   };
   // Every case runs in the Python child; the native child's text is its own option parser's
-  // (fill/options.cpp, no libtorch) read here in this process, since each native start costs a
+  // (fillbase/options.cpp, no libtorch) read here in this process, since each native start costs a
   // libtorch start (0.45 s of CPU) and every usage error takes the same path out of main.cpp. Three
   // cases, one of each way (a value our code words, a missing option, an unknown one), also run
   // the real native binary: its exit code, error line and stderr.

@@ -3,7 +3,9 @@
 // loads Debian's python3-torch) in a local wheelhouse, real venvs made by the real pip into a
 // cache under a temp XDG_CACHE_HOME, the real runner per release. Nothing here reaches the internet.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -532,4 +534,73 @@ TEST(ReleasesMessages, AReleaseThatCannotRunTheDeviceIsRefusedBeforeAnyRun) {
   EXPECT_TRUE(has(r.err, "release 2.11 (torch 2.11.0 under ")) << r.err;
   EXPECT_TRUE(has(r.err, "torch.cuda.is_available() is False")) << r.err;
   EXPECT_FALSE(fs::exists(b.out)) << "a folder before every release was checked";
+}
+
+// Issue 45: --prepare-only makes every env and stops (no folder, no run); --list-envs shows the
+// cache (release, torch, size, in use, leftovers); --prune keeps the versions named, removes the
+// rest and the leftovers, and never an env a run holds.
+TEST(ReleasesStandIns, PrepareOnlyMakesTheEnvsListEnvsShowsThemAndPruneKeepsWhatIsNamedOrHeld) {
+  SKIP_WITHOUT_VENV();
+  Bench b;
+  b.wheel("2.11.0");
+  b.wheel("2.12.0");
+  auto r = wmbench(cat(cat({"releases", "2.11", "2.12", "--out", b.out, "--prepare-only"}, kModel), b.index()), b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "2 release(s) ready, nothing run")) << r.out;
+  EXPECT_TRUE(has(r.out, "(made now)")) << r.out;
+  EXPECT_FALSE(fs::exists(b.out)) << "--prepare-only made a folder";
+  const auto envs = b.env_dirs();
+  ASSERT_EQ(envs.size(), 2u) << r.out;
+  r = wmbench(cat(cat({"releases", "2.11", "2.12", "--out", b.out, "--prepare-only"}, kModel), b.index()), b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "(cached)")) << r.out;
+  EXPECT_FALSE(has(r.out, "(made now)")) << r.out;
+
+  // A build that died leaves .tmp-KEY-PID; the list says it, with each env's torch and size.
+  const std::string leftover = b.envs() + "/.tmp-" + envs[0] + "-99999";
+  fs::create_directories(leftover + "/lib");
+  write(leftover + "/lib/half.py", std::string(4096, 'x'));
+  r = wmbench({"releases", "--list-envs"}, b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, envs[0]) && has(r.out, envs[1])) << r.out;
+  EXPECT_TRUE(has(r.out, "2.11.0") && has(r.out, "2.12.0")) << r.out;
+  EXPECT_TRUE(has(r.out, "left by a build that did not finish")) << r.out;
+  EXPECT_TRUE(has(r.out, "3 environment(s)")) << r.out;
+
+  // A run holds 2.11's env (its lock, shared): --prune keeps it, says so and exits 1.
+  const std::string lock = b.envs() + "/" + envs[0] + ".lock";
+  ASSERT_TRUE(file_exists(lock)) << lock;
+  {
+    const int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_SH), 0);
+    r = wmbench({"releases", "--prune", "2.12"}, b.opts());
+    ::close(fd);
+  }
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "kept " + envs[0] + ": a run holds it now")) << r.out;
+  EXPECT_TRUE(fs::exists(b.envs() + "/" + envs[0]));
+  EXPECT_TRUE(has(r.out, "kept " + envs[1])) << r.out;
+  EXPECT_TRUE(fs::exists(leftover)) << "the leftover of 2.11's key is under the same lock";
+
+  // Free now: 2.11's env and the leftover go, 2.12 (named) stays.
+  r = wmbench({"releases", "--prune", "2.12"}, b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "removed " + envs[0])) << r.out;
+  EXPECT_TRUE(has(r.out, "2 removed")) << r.out;
+  EXPECT_FALSE(fs::exists(b.envs() + "/" + envs[0]));
+  EXPECT_FALSE(fs::exists(leftover));
+  EXPECT_EQ(b.env_dirs(), std::vector<std::string>{envs[1]});
+  // Nothing named: every env goes; then the cache is empty.
+  r = wmbench({"releases", "--prune"}, b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(b.env_dirs().empty());
+  r = wmbench({"releases", "--list-envs"}, b.opts());
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "No cached environments")) << r.out;
+  // The cache commands take nothing else.
+  r = wmbench({"releases", "--list-envs", "2.12"}, b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  r = wmbench({"releases", "--prune", "--python", "python3"}, b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
 }

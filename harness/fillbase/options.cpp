@@ -1,5 +1,5 @@
 #include <cmath>
-#include "fill/options.h"
+#include "fillbase/options.h"
 
 #include <algorithm>
 

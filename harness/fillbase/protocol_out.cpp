@@ -1,4 +1,4 @@
-#include "fill/protocol_out.h"
+#include "fillbase/protocol_out.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "fill/fast_fill.h"
+#include "fillbase/fast_fill.h"
 
 #include <sys/mman.h>
 
