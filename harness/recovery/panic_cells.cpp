@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -143,6 +144,8 @@ RunRecord panic_record(const NotRun& nr, int index, const std::string& trace, co
                          p.path, utc_of_unix(panic_at), p.summary.empty() ? "" : ": " + p.summary,
                          panic_at >= last_unix ? panic_at - last_unix : 0);
   r.held_bytes = f.last_held;
+  // A fill holds whole steps: the steps the last sample held (check compares the two).
+  if (r.step_bytes > 0) r.steps = static_cast<int>(std::min<uint64_t>(r.held_bytes / r.step_bytes, std::numeric_limits<int>::max()));
   r.swap_before_bytes = f.first_swap;
   r.swap_after_bytes = f.last_swap;
   r.swap_peak_bytes = f.peak_swap;

@@ -55,6 +55,19 @@ void remove_tree(const std::string& p) {
   fs::remove_all(p, ec);  // a link inside is removed, never followed
 }
 
+// Takes the group's and others' write bits off every folder and file under `dir` (links are left
+// as they are: never followed, and their own mode means nothing).
+void owner_writes_only(const std::string& dir) {
+  const auto fix = [](const std::string& p) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) == 0 && !S_ISLNK(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)))
+      (void)::chmod(p.c_str(), st.st_mode & 07777 & ~(S_IWGRP | S_IWOTH));
+  };
+  fix(dir);
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) fix(it->path().string());
+}
+
 }  // namespace
 std::vector<std::string> IndexOptions::argv() const {
   std::vector<std::string> v;
@@ -682,6 +695,10 @@ TorchFacts EnvCache::make(const std::string& key, const std::string& version, co
     pip.insert(pip.end(), idx.begin(), idx.end());
     run_step(pip, log, tmp, what, "uv pip install " + req);
   }
+  // Nothing of it writable by others, before anything of it runs: uv makes the env's own `.lock`
+  // writable by every user (seen with uv 0.11.15), as a umask of 0 would make every file; a cached
+  // env holding such a file is refused on reuse (check_owned_tree), so it would never be used again.
+  owner_writes_only(tmp);
   // The import check: the torch it imports is the one asked for.
   const TorchFacts t = checked_torch(py, version, what, tmp);
   nlohmann::json marker = env_marker(key, version, req, installer(), base_, index_, t, identity());

@@ -58,6 +58,30 @@ inline std::string free_memory_below(uint64_t cap) {
          std::to_string(free_now >> 20) + " MiB free now (wmbench would refuse the fill, rightly)";
 }
 
+// "/usr/local/bin:/usr/bin:/bin" less every folder that holds a `uv`: the releases tests that are not
+// about the installer mean pip's path on every machine (the H100 machine has uv in /usr/local/bin,
+// where `--installer auto` found it and the tests ran uv without saying so).
+inline std::string path_without_uv() {
+  std::string path;
+  for (const char* d : {"/usr/local/bin", "/usr/bin", "/bin"})
+    if (::access((std::string(d) + "/uv").c_str(), X_OK) != 0) path += (path.empty() ? "" : ":") + std::string(d);
+  return path;
+}
+
+// The first python with matplotlib ("" when none): $WMBENCH_PYTHON, then the usual ones. A test
+// that also asserts charts asserts them where one exists (scripts/gpu-run.sh configures none).
+inline std::string real_python_with_matplotlib() {
+  static const std::string found = [] {
+    std::vector<std::string> cands;
+    if (const char* e = std::getenv("WMBENCH_PYTHON"); e && *e) cands.emplace_back(e);
+    for (const char* c : {"/usr/bin/python3", "/opt/homebrew/bin/python3", "/usr/local/bin/python3"}) cands.emplace_back(c);
+    for (const auto& c : cands)
+      if (file_exists(c) && run({c, "-c", "import matplotlib"}).status == 0) return c;
+    return std::string();
+  }();
+  return found;
+}
+
 // Writes DIR/NAME with BODY, executable (a job or a stand-in program); returns its path.
 inline std::string script(const std::string& dir, const std::string& name, const std::string& body) {
   const std::string p = dir + "/" + name;

@@ -15,16 +15,6 @@ using wmbt::has;
 
 namespace {
 
-// The first python with matplotlib ("" when none): the one the build's chart tests use, then the usual ones.
-std::string real_python_with_matplotlib() {
-  std::vector<std::string> cands;
-  if (const char* e = std::getenv("WMBENCH_PYTHON"); e && *e) cands.emplace_back(e);
-  for (const char* c : {"/usr/bin/python3", "/opt/homebrew/bin/python3", "/usr/local/bin/python3"}) cands.emplace_back(c);
-  for (const auto& c : cands)
-    if (wmbt::file_exists(c) && wmbt::run({c, "-c", "import matplotlib"}).status == 0) return c;
-  return "";
-}
-
 // Each line of the log: one start of the python, its arguments.
 std::vector<std::string> starts(const std::string& log) {
   std::vector<std::string> out;
@@ -46,7 +36,7 @@ size_t count_with(const std::vector<std::string>& lines, const std::string& part
 }  // namespace
 
 TEST(ChartBatch, PublishDrawsEveryChartOfItsFoldersInOnePython) {
-  const std::string real = real_python_with_matplotlib();
+  const std::string real = wmbt::real_python_with_matplotlib();
   if (real.empty()) GTEST_SKIP() << "no python3 with matplotlib";
   wmbt::Tmp t;
   const std::string results = std::string(WMBENCH_SOURCE_DIR) + "/results/";
@@ -84,7 +74,7 @@ TEST(ChartBatch, PublishDrawsEveryChartOfItsFoldersInOnePython) {
 }
 
 TEST(ChartBatch, ARunsTwoChartsAreOnePython) {
-  const std::string real = real_python_with_matplotlib();
+  const std::string real = wmbt::real_python_with_matplotlib();
   if (real.empty()) GTEST_SKIP() << "no python3 with matplotlib";
   wmbt::Tmp t;
   const std::string log = t.path + "/starts.log";

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <ctime>
+#include <sstream>
 #include <string>
 
 #include "cli_util.h"
@@ -38,14 +39,25 @@ std::string slow_scenario(const std::string& dir) {
 
 // The samples of a trace so far.
 size_t samples_in(const std::string& trace) {
+  const std::string text = slurp(trace);
   size_t n = 0;
-  for (size_t at = slurp(trace).find("\"type\":\"sample\""); at != std::string::npos;
-       at = slurp(trace).find("\"type\":\"sample\"", at + 1))
-    ++n;
+  for (size_t at = text.find("\"type\":\"sample\""); at != std::string::npos; at = text.find("\"type\":\"sample\"", at + 1)) ++n;
   return n;
 }
 
-// The pid of the child of the first cell, once its trace has `samples` samples (0 when not).
+// True once a sample of the trace `text` saw a step held (a step event line alone is not enough:
+// the record after a panic is made from the samples).
+bool a_sample_holds_a_step(const std::string& text) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.value("type", "") == "sample" && j.value("held", uint64_t{0}) > 0) return true;
+  }
+  return false;
+}
+
+// The pid of the child of the first cell, once its trace has `samples` samples, one of them with a
+// step held (so the record made after the panic holds whole steps: check compares them); 0 when not.
 pid_t child_after_samples(const std::string& out, size_t samples) {
   pid_t pid = 0;
   wait_for([&] {
@@ -54,6 +66,7 @@ pid_t child_after_samples(const std::string& out, size_t samples) {
     const std::string trace = dir + "/runs/01-a.trace.jsonl";
     const std::string text = slurp(trace);
     if (text.find("\"pid\"") == std::string::npos || samples_in(trace) < samples) return false;
+    if (!a_sample_holds_a_step(text)) return false;
     pid = nlohmann::json::parse(text.substr(0, text.find('\n'))).value("pid", 0);
     return pid > 0;
   }, 60);
@@ -109,6 +122,9 @@ void expect_panic_record(const std::string& dir, size_t samples_before) {
   EXPECT_EQ(a["trace"], "runs/01-a.trace.jsonl");
   EXPECT_GE(samples_in(dir + "/runs/01-a.trace.jsonl"), samples_before) << "the trace is kept up to its last sample";
   EXPECT_GT(a["peak_footprint_bytes"].get<uint64_t>(), 0u) << a.dump(2);
+  // What the last sample held, in whole steps (the kill came once a step was held).
+  EXPECT_GT(a["held_bytes"].get<uint64_t>(), 0u) << a.dump(2);
+  EXPECT_EQ(a["held_bytes"].get<uint64_t>(), a["steps"].get<uint64_t>() * a["step_bytes"].get<uint64_t>()) << a.dump(2);
 }
 
 }  // namespace

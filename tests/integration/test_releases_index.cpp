@@ -59,7 +59,7 @@ struct Bench {
     o.timeout = 300;
     o.set_env["XDG_CACHE_HOME"] = cache;
     o.set_env["PIP_CONFIG_FILE"] = "/dev/null";
-    o.set_env["PATH"] = "/usr/local/bin:/usr/bin:/bin";  // no uv: pip's path, on every machine
+    o.set_env["PATH"] = path_without_uv();  // no uv: pip's path, on every machine
     o.unset_env = {"PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX", "WMBENCH_PYTHON_CHILD"};
     return o;
   }
@@ -266,7 +266,7 @@ TEST(ReleasesIndex, InstallerUvIsGivenPipsIndexAndRuleAndInstallerPipLeavesUvOut
   EXPECT_EQ(slurp(log), calls) << "uv ran under --installer pip";
   EXPECT_EQ(read_json(only_result_dir(out3) + "/releases.json")["releases"][0]["env"]["installer"], "pip");
   // --installer uv without uv: refused before anything.
-  o.set_env["PATH"] = "/usr/bin:/bin";
+  o.set_env["PATH"] = path_without_uv();
   r = wmbench(cat({"releases", "2.12", "--installer", "uv", "--out", b.t.path + "/o4", "--base-python", py}, kModel), o);
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "--installer uv: no uv")) << r.err;

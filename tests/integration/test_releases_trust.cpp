@@ -49,7 +49,7 @@ struct Cache {
     o.set_env["XDG_CACHE_HOME"] = cache;
     o.set_env["PIP_CONFIG_FILE"] = "/dev/null";
     o.unset_env = {"PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX", "WMBENCH_PYTHON_CHILD"};
-    o.set_env["PATH"] = "/usr/local/bin:/usr/bin:/bin";  // no uv
+    o.set_env["PATH"] = path_without_uv();  // no uv: pip's path, on every machine
     return o;
   }
   // releases 2.12 from an empty wheelhouse, on the model
@@ -208,7 +208,7 @@ TEST(ReleasesCacheTrust, AnEmptyPathEntryNeverFindsUvInTheCurrentFolder) {
   script(c.t.path, "uv", "#!/bin/sh\ntouch " + mark + "\nexit 9\n");
   RunOpts o = c.opts();
   o.cwd = c.t.path;
-  o.set_env["PATH"] = ":/usr/local/bin:/usr/bin:/bin";
+  o.set_env["PATH"] = ":" + path_without_uv();
   auto r = wmbench(c.args(base_python()), o);
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_FALSE(has(r.out, "uv ./uv")) << r.out;
