@@ -76,8 +76,18 @@ mkdir -p "$out/generated" "$out/include" "$out/obj" "$out/log"
 sed -e "s/@PROJECT_VERSION@/$version/" -e "s/@WMBENCH_GIT_REV@/$rev/" \
   "$root/harness/common/build_info.h.in" > "$out/generated/build_info.h"
 # Only the header-only libraries' folders, never /usr/include itself (glibc's headers are not macOS's).
+# WMBENCH_CROSS_FMT=DIR: DIR/fmt instead of Debian's fmt 9, e.g. fmt 12.1 (Homebrew's current
+# major), as torch 2.11's wheel bundles it in torch/include/fmt (README, "What the cross-check proves").
+fmt_from=/usr/include
+if [[ -n "${WMBENCH_CROSS_FMT:-}" ]]; then
+  [[ -f "$WMBENCH_CROSS_FMT/fmt/format.h" ]] || die "WMBENCH_CROSS_FMT=$WMBENCH_CROSS_FMT: no fmt/format.h there"
+  fmt_from="$WMBENCH_CROSS_FMT"
+  say "fmt from $fmt_from: $(grep -m1 -o 'define FMT_VERSION [0-9]*' "$fmt_from/fmt/base.h" "$fmt_from/fmt/core.h" 2>/dev/null | head -1)"
+fi
 for d in nlohmann CLI fmt gtest gmock benchmark ATen c10 caffe2 torch gflags glog google; do
-  [[ -d "/usr/include/$d" ]] && ln -s "/usr/include/$d" "$out/include/$d"
+  src="/usr/include/$d"
+  [[ "$d" == fmt ]] && src="$fmt_from/fmt"
+  [[ -d "$src" ]] && ln -s "$src" "$out/include/$d"
 done
 
 common=(-target "$target" "-std=c++$std" -Wall -Wextra -fno-color-diagnostics

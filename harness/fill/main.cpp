@@ -70,20 +70,10 @@ int report_current_exception(ProtocolOut& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  FillOptions opts;
-  {
-    ProtocolOut early(STDOUT_FILENO);
-    try {
-      ParseOutcome parsed = parse_fill_options(argc, argv);
-      if (!parsed.options) {
-        std::cout << parsed.help << std::flush;
-        return 0;
-      }
-      opts = *parsed.options;
-    } catch (...) {
-      return report_exception(early, /*std_exceptions_are_torchs=*/false);  // no libtorch call yet
-    }
-  }
+  int parse_exit = 0;
+  const std::optional<FillOptions> parsed = parse_command_line(argc, argv, parse_exit);
+  if (!parsed) return parse_exit;
+  const FillOptions& opts = *parsed;
 
   ProtocolOut out = ProtocolOut::take_stdout();
   int code = 0;

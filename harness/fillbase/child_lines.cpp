@@ -57,6 +57,22 @@ Msg hello_message(const FillOptions& o, const std::string& device, const std::op
   return hello;
 }
 
+std::optional<FillOptions> parse_command_line(int argc, char** argv, int& exit_code) {
+  ProtocolOut early(STDOUT_FILENO);
+  try {
+    ParseOutcome parsed = parse_fill_options(argc, argv);
+    if (!parsed.options) {
+      std::cout << parsed.help << std::flush;
+      exit_code = 0;
+      return std::nullopt;
+    }
+    return parsed.options;
+  } catch (...) {
+    exit_code = report_exception(early, /*std_exceptions_are_torchs=*/false);  // no libtorch call yet
+    return std::nullopt;
+  }
+}
+
 int usage_fail(ProtocolOut& out, const std::string& msg) {
   std::cerr << "wmbench-fill: " << msg << "\n(try wmbench-fill --help)" << std::endl;
   out.write(error_message(msg, "usage"));

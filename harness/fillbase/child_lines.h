@@ -19,6 +19,10 @@ std::string built_torch_version();
 Msg hello_message(const FillOptions& o, const std::string& device, const std::optional<uint64_t>& recommended_max,
                   const std::string& torch_version, const Msg& torch_library, const Msg& model);
 
+// The command line as both halves read it: the options; or, after --help (printed, exit 0) or a
+// usage error (reported, exit 2), nullopt with `exit_code` set.
+std::optional<FillOptions> parse_command_line(int argc, char** argv, int& exit_code);
+
 // Says a usage error on stderr and as an error line; returns exit code 2.
 int usage_fail(ProtocolOut& out, const std::string& msg);
 

@@ -4,6 +4,7 @@
 // allocate(bytes, DataKind) -> Held, synchronize() and stats().
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <thread>
@@ -64,6 +65,51 @@ void emit_stage(ProtocolOut& out, Device& device, const char* name, uint64_t hel
              {"allocator_peak_bytes", opt_json(st.peak)},
              {"footprint_bytes", opt_json(self_footprint_bytes())}});
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
+
+// The offload program over any device (the write-up's stage-by-stage loading): the "weights" on the
+// device in step-sized tensors, `.to("cpu")` (`copy`: a real copy of one tensor, even where the
+// device's tensors are CPU memory), the device tensors dropped and its cache emptied, 2 s, the CPU
+// reads every page of its copies (`read`), the copies released (`release`: to the meta device).
+// The caller checks o.offload_bytes.
+template <class Device, class Held, class Copy, class Read, class Release>
+void run_offload_stages(Device& device, const FillOptions& o, ProtocolOut& out, Copy copy, Read read, Release release) {
+  const uint64_t total = *o.offload_bytes;
+  const DataKind data = parse_data_kind(o.data);
+  emit_stage(out, device, "start", 0);
+
+  std::vector<Held> on_device;
+  std::vector<uint64_t> sizes;
+  uint64_t held = 0;
+  while (held < total) {
+    const uint64_t n = std::min(o.step_bytes, total - held);  // both multiples of 4
+    on_device.push_back(device.allocate(n, data));
+    sizes.push_back(n);
+    held += n;
+  }
+  device.synchronize();
+  emit_stage(out, device, "on_device", held);
+
+  std::vector<Held> on_cpu;
+  on_cpu.reserve(on_device.size());
+  for (const Held& t : on_device) on_cpu.push_back(copy(t));
+  device.synchronize();
+  for (size_t i = 0; i < on_device.size(); ++i) {
+    on_device[i] = Held();
+    device.on_release(sizes[i]);
+  }
+  on_device.clear();
+  device.empty_cache();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  emit_stage(out, device, "moved_to_cpu", held);
+
+  read(on_cpu);
+  emit_stage(out, device, "cpu_read", held);
+
+  release(on_cpu);
+  device.empty_cache();
+  emit_stage(out, device, "released", 0);
+  out.write({{"type", "done"}, {"reason", "program"}, {"held_bytes", 0}});
 }
 
 }  // namespace wmb::fill

@@ -69,20 +69,10 @@ int exec_torch_half(const FillOptions& opts, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  FillOptions opts;
-  {
-    ProtocolOut early(STDOUT_FILENO);
-    try {
-      ParseOutcome parsed = parse_fill_options(argc, argv);
-      if (!parsed.options) {
-        std::cout << parsed.help << std::flush;
-        return 0;
-      }
-      opts = *parsed.options;
-    } catch (...) {
-      return report_exception(early, /*std_exceptions_are_torchs=*/false);
-    }
-  }
+  int parse_exit = 0;
+  const std::optional<FillOptions> parsed = parse_command_line(argc, argv, parse_exit);
+  if (!parsed) return parse_exit;
+  const FillOptions& opts = *parsed;
   if (opts.device == "mps-model") run_model_child(opts, built_torch_library());
   return exec_torch_half(opts, argv);
 }

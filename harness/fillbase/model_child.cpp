@@ -18,60 +18,28 @@
 namespace wmb::fill {
 namespace {
 
-// The offload program (fill/offload.cpp) on the model: the same stages, each .to() a real copy.
+// The offload program (fillbase/fill_loop.h) on the model: each `.to()` a real copy into fresh memory.
 void run_model_offload(MpsModel& device, const FillOptions& o, ProtocolOut& out) {
   if (!o.offload_bytes) throw PyTorchRefusal("program offload needs --offload-size");
-  const uint64_t total = *o.offload_bytes;
-  const DataKind data = parse_data_kind(o.data);
-  emit_stage(out, device, "start", 0);
-
-  // 1. The "weights" on the device, in step-sized tensors (the last one may be smaller).
-  std::vector<ModelBuffer> on_device;
-  std::vector<uint64_t> sizes;
-  uint64_t held = 0;
-  while (held < total) {
-    const uint64_t n = std::min(o.step_bytes, total - held);  // both multiples of 4
-    on_device.push_back(device.allocate(n, data));
-    sizes.push_back(n);
-    held += n;
-  }
-  emit_stage(out, device, "on_device", held);
-
-  // 2. `.to("cpu")`: a real copy into fresh memory, then the device tensors are dropped and the
-  // device's cache emptied, and 2 s pass.
-  std::vector<ModelBuffer> on_cpu;
-  on_cpu.reserve(on_device.size());
-  for (const ModelBuffer& b : on_device) {
-    void* p = map_fresh(b.size());
-    if (p == nullptr) throw std::bad_alloc();
-    ModelBuffer copy(p, b.size());
-    std::memcpy(copy.data(), b.data(), b.size());
-    on_cpu.push_back(std::move(copy));
-  }
-  for (size_t i = 0; i < on_device.size(); ++i) {
-    on_device[i] = ModelBuffer();
-    device.on_release(sizes[i]);
-  }
-  on_device.clear();
-  device.empty_cache();
-  std::this_thread::sleep_for(std::chrono::seconds(2));
-  emit_stage(out, device, "moved_to_cpu", held);
-
-  // 3. The CPU reads every page of its copy (as .sum() does).
-  double sink = 0.0;
-  for (const ModelBuffer& b : on_cpu) {
-    const float* f = static_cast<const float*>(b.data());
-    for (size_t k = 0; k < b.size() / sizeof(float); ++k) sink += f[k];
-  }
-  volatile double keep = sink;
-  (void)keep;
-  emit_stage(out, device, "cpu_read", held);
-
-  // 4. Released (to the meta device: no storage).
-  on_cpu.clear();
-  device.empty_cache();
-  emit_stage(out, device, "released", 0);
-  out.write({{"type", "done"}, {"reason", "program"}, {"held_bytes", 0}});
+  run_offload_stages<MpsModel, ModelBuffer>(
+      device, o, out,
+      [](const ModelBuffer& b) {
+        void* p = map_fresh(b.size());
+        if (p == nullptr) throw std::bad_alloc();
+        ModelBuffer copy(p, b.size());
+        std::memcpy(copy.data(), b.data(), b.size());
+        return copy;
+      },
+      [](const std::vector<ModelBuffer>& on_cpu) {  // as .sum() does: every page read
+        double sink = 0.0;
+        for (const ModelBuffer& b : on_cpu) {
+          const float* f = static_cast<const float*>(b.data());
+          for (size_t k = 0; k < b.size() / sizeof(float); ++k) sink += f[k];
+        }
+        volatile double keep = sink;
+        (void)keep;
+      },
+      [](std::vector<ModelBuffer>& on_cpu) { on_cpu.clear(); });
 }
 
 }  // namespace
