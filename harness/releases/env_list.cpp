@@ -95,7 +95,8 @@ std::vector<CachedEnv> list_cached_envs(const std::string& root) {
     const std::string path = e.path().string();
     if (!is_real_dir(path)) continue;  // lock files; a link is never read
     CachedEnv c;
-    c.name = escape_controls_line(name);
+    c.name = name;
+    c.shown = escape_controls_line(name);
     const std::string lk = leftover_key(name);
     c.leftover = !lk.empty();
     if (!c.leftover && name.rfind("torch-", 0) != 0) continue;  // not wmbench's
@@ -135,7 +136,7 @@ std::string env_list_text(const std::string& root, const std::vector<CachedEnv>&
     if (!c.problem.empty()) state += (state.empty() ? "" : "; ") + c.problem;
     if (state.empty()) state = "ok";
     auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
-    rows.push_back({c.name, dash(c.request), dash(c.torch_version), dash(c.variant), dash(c.installer), dash(c.python_version),
+    rows.push_back({c.shown, dash(c.request), dash(c.torch_version), dash(c.variant), dash(c.installer), dash(c.python_version),
                     dash(c.made_utc), format_size(c.bytes), state});
   }
   return fmt::format("Cached environments in {}:\n{}{} environment(s), {} in all; `wmbench releases --prune [VERSION...]` "
@@ -152,7 +153,7 @@ size_t prune_envs(const std::string& root, const std::vector<std::string>& keep,
                       (std::find(keep.begin(), keep.end(), c.request) != keep.end() ||
                        std::find(keep.begin(), keep.end(), c.torch_version) != keep.end());
     if (kept) {
-      out << fmt::format("  kept {} (torch {})\n", c.name, c.torch_version.empty() ? "?" : c.torch_version);
+      out << fmt::format("  kept {} (torch {})\n", c.shown, c.torch_version.empty() ? "?" : c.torch_version);
       continue;
     }
     // Removed only under its lock, taken here: a run that holds it (using, making) keeps it.
@@ -160,7 +161,7 @@ size_t prune_envs(const std::string& root, const std::vector<std::string>& keep,
     const int fd = open_lock(root, key);
     if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd);
-      out << fmt::format("  kept {}: a run holds it now (lock {}.lock)\n", c.name, key);
+      out << fmt::format("  kept {}: a run holds it now (lock {}.lock)\n", c.shown, escape_controls_line(key));
       ++in_use;
       continue;
     }
@@ -168,12 +169,12 @@ size_t prune_envs(const std::string& root, const std::vector<std::string>& keep,
     fs::remove_all(root + "/" + c.name, ec);  // a link inside is removed, never followed
     if (fd >= 0) ::close(fd);
     if (ec) {
-      out << fmt::format("  could not remove {}: {}\n", c.name, ec.message());
+      out << fmt::format("  could not remove {}: {}\n", c.shown, ec.message());
       continue;
     }
     freed += c.bytes;
     ++removed;
-    out << fmt::format("  removed {} (torch {}, {})\n", c.name, c.torch_version.empty() ? "?" : c.torch_version,
+    out << fmt::format("  removed {} (torch {}, {})\n", c.shown, c.torch_version.empty() ? "?" : c.torch_version,
                        format_size(c.bytes));
   }
   out << fmt::format("wmbench releases --prune: {} removed, {} freed{}\n", removed, format_size(freed),

@@ -14,7 +14,8 @@
 namespace wmb::releases {
 
 struct CachedEnv {
-  std::string name;           // the folder's name (the env's key), or a leftover's (.tmp-KEY-PID, .old-KEY-PID)
+  std::string name;           // the folder's name (the env's key), or a leftover's (.tmp-KEY-PID, .old-KEY-PID), as on disk
+  std::string shown;          // the name as printed (control characters escaped)
   std::string request;        // the version asked ("2.12"), from wmbench-env.json; "" when unreadable
   std::string torch_version;  // what it imports, as checked when it was made
   std::string variant, installer, python_version, made_utc;
