@@ -36,14 +36,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr uint64_t kNearlyFullBytes = uint64_t{8} << 20;  // less than this free after a failed step: the disk filled
-constexpr const char* kMarker = "wmbench-env.json";  // written last, inside the env, before the rename
 constexpr const char* kReport = "wmbench-install-report.json";  // pip's --report of the install
 [[maybe_unused]] constexpr const char* kCpuIndex = "https://download.pytorch.org/whl/cpu";  // PyTorch's CPU-only wheels
-
-bool is_real_dir(const std::string& p) {
-  struct stat st;
-  return ::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 bool lexists(const std::string& p) {
   struct stat st;
@@ -69,6 +63,11 @@ void owner_writes_only(const std::string& dir) {
 }
 
 }  // namespace
+bool is_real_dir(const std::string& p) {
+  struct stat st;
+  return ::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 std::vector<std::string> IndexOptions::argv() const {
   std::vector<std::string> v;
   for (const auto& [flag, value] : args) {
@@ -260,13 +259,13 @@ std::string why_incomplete(const std::string& dir, const std::string& key, const
   if (!is_real_dir(dir)) return "not a folder";
   nlohmann::json m;
   try {
-    m = read_json_file(dir + "/" + kMarker, 64 << 20);
+    m = read_json_file(dir + "/" + kEnvMarker, 64 << 20);
   } catch (const std::exception&) {
-    return fmt::format("no readable {}", kMarker);
+    return fmt::format("no readable {}", kEnvMarker);
   }
-  if (!m.is_object() || m.value("key", "") != key) return fmt::format("its {} names another key", kMarker);
+  if (!m.is_object() || m.value("key", "") != key) return fmt::format("its {} names another key", kEnvMarker);
   if (!m.contains("identity") || m["identity"] != identity)
-    return fmt::format("it was made by another installer, index or Python than this run's ({} says {})", kMarker,
+    return fmt::format("it was made by another installer, index or Python than this run's ({} says {})", kEnvMarker,
                        m.contains("identity") ? m["identity"].dump() : "nothing");
   struct stat st;
   if (!lexists(dir + "/bin/python")) return "it has no bin/python";
@@ -320,7 +319,7 @@ ReadyEnv EnvCache::get(const std::string& version, bool refresh) {
       env.torch = make(env.key, version, env.dir);
       env.made_now = true;
       try {
-        const nlohmann::json m = read_json_file(env.dir + "/" + kMarker, 64 << 20);
+        const nlohmann::json m = read_json_file(env.dir + "/" + kEnvMarker, 64 << 20);
         if (m.contains("wheels") && m["wheels"].is_array()) env.wheels = m["wheels"];
       } catch (const std::exception&) {
       }
@@ -342,7 +341,7 @@ ReadyEnv EnvCache::get(const std::string& version, bool refresh) {
   if (!env.made_now) say_newer(version, env.torch.torch_version, env.dir);
   if (!env.made_now) {
     try {
-      const nlohmann::json m = read_json_file(env.dir + "/" + kMarker, 64 << 20);
+      const nlohmann::json m = read_json_file(env.dir + "/" + kEnvMarker, 64 << 20);
       env.installer = m.value("installer", env.installer);
       if (m.contains("wheels") && m["wheels"].is_array()) env.wheels = m["wheels"];
     } catch (const std::exception&) {
@@ -549,7 +548,7 @@ nlohmann::json env_marker(const std::string& key, const std::string& version, co
 // Writes the marker inside the new env (last, before the rename); a failure removes the env.
 void write_marker(const std::string& tmp, const nlohmann::json& marker, const std::string& what) {
   try {
-    write_json_atomic(tmp + "/" + kMarker, marker);
+    write_json_atomic(tmp + "/" + kEnvMarker, marker);
   } catch (const FileError& e) {
     remove_tree(tmp);
     throw EnvError(fmt::format("the new environment for {}: {}; it was removed, nothing was cached", what, e.what()));

@@ -73,6 +73,13 @@ struct BasePython {
 };
 BasePython probe_base_python(const std::string& python);
 
+// The marker inside a complete env: what was asked, how it was made, the torch it imports; written
+// last, before the env is renamed into place (env_cache.cpp), read by the cache and by env_list.h.
+inline constexpr const char* kEnvMarker = "wmbench-env.json";
+
+// True when `path` is a folder itself (lstat: a link to one is not).
+bool is_real_dir(const std::string& path);
+
 // $XDG_CACHE_HOME/wmbench/envs, else $HOME/.cache/wmbench/envs; throws EnvError when neither is set.
 std::string default_cache_root();
 

@@ -22,14 +22,8 @@ namespace wmb::releases {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kMarker = "wmbench-env.json";  // env_cache.cpp: written last, inside the env
 constexpr size_t kMaxEntries = 2000000;             // files counted per env (a CUDA torch has ~20k)
 constexpr size_t kMaxEnvs = 10000;
-
-bool is_real_dir(const std::string& p) {
-  struct stat st;
-  return ::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 // Every regular file's size under `dir`, links counted as links (never followed), bounded.
 uint64_t tree_bytes(const std::string& dir) {
@@ -106,7 +100,7 @@ std::vector<CachedEnv> list_cached_envs(const std::string& root) {
       c.problem = "left by a build that did not finish";
     } else {
       try {
-        const nlohmann::json m = read_json_file(path + "/" + kMarker, 64 << 20);
+        const nlohmann::json m = read_json_file(path + "/" + kEnvMarker, 64 << 20);
         if (!m.is_object()) throw std::runtime_error("not an object");
         c.request = text_of(m, "request");
         c.torch_version = text_of(m, "torch_version");
@@ -114,9 +108,9 @@ std::vector<CachedEnv> list_cached_envs(const std::string& root) {
         c.installer = text_of(m, "installer");
         c.python_version = text_of(m, "python_version");
         c.made_utc = text_of(m, "made_utc");
-        if (text_of(m, "key") != name) c.problem = fmt::format("its {} names another key", kMarker);
+        if (text_of(m, "key") != name) c.problem = fmt::format("its {} names another key", kEnvMarker);
       } catch (const std::exception&) {
-        c.problem = fmt::format("no readable {}", kMarker);
+        c.problem = fmt::format("no readable {}", kEnvMarker);
       }
       if (c.problem.empty() && ::stat((path + "/bin/python").c_str(), &st) != 0) c.problem = "its interpreter is gone";
     }
