@@ -5,8 +5,8 @@
 //                      counter exit_ms: spawn -> the child reaped. wmbench-fill is $WMBENCH_FILL, else
 //                      the one next to this executable.
 //   ModelChildStart    the same for `wmbench-fill --device mps-model --recommended-max 1GiB --step 4MiB
-//                      --hello-only`: the model runs in wmbench-fill itself, which links no libtorch
-//                      (harness/fillbase/main.cpp); every other device starts wmbench-fill-torch.
+//                      --hello-only` with WMBENCH_FILL_MODEL_WITHOUT_TORCH=1: the model in wmbench-fill
+//                      itself, which links no libtorch (harness/fillbase/main.cpp).
 //   PythonChildStart   the same for the Python child: `PYTHON wmbench_fill.py --device cpu --step 4MiB
 //                      --hello-only`, measured the same way, registered right after ChildStart so the two
 //                      run side by side. wmbench_fill.py is $WMBENCH_PYFILL, else the one next to this
@@ -91,13 +91,14 @@ bool read_line(int fd, std::string& line) {
 
 // Spawn `argv` (a child given `device` and "--step 4MiB --hello-only") -> its hello line read.
 void time_to_hello(benchmark::State& state, const std::vector<std::string>& argv,
-                   const std::vector<std::string>& device = {"--device", "cpu"}) {
+                   const std::vector<std::string>& device = {"--device", "cpu"}, bool model_without_torch = false) {
   const std::string& fill = argv.back();
   SpawnOptions so;
   so.argv = argv;
   so.argv.insert(so.argv.end(), device.begin(), device.end());
   for (const char* a : {"--step", "4MiB", "--hello-only"}) so.argv.push_back(a);
   so.env = current_environment();
+  if (model_without_torch) so.env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";
   so.capture_stdout = true;
   so.stderr_path = "/dev/null";
   so.own_process_group = true;
@@ -144,7 +145,7 @@ void model_child_start(benchmark::State& state) {
     state.SkipWithError("wmbench-fill not found next to wmbench-bench; set WMBENCH_FILL");
     return;
   }
-  time_to_hello(state, {fill}, {"--device", "mps-model", "--recommended-max", "1GiB"});
+  time_to_hello(state, {fill}, {"--device", "mps-model", "--recommended-max", "1GiB"}, /*model_without_torch=*/true);
 }
 
 void python_child_start(benchmark::State& state) { time_to_hello(state, {torch_python(), find_python_child()}); }

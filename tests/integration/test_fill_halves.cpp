@@ -86,7 +86,9 @@ TEST(FillHalves, TheModelWithoutLibtorchSaysWhatTheLibtorchModelSaysLineForLine)
     std::vector<std::string> model = c.args, torch = c.args;
     model.insert(model.begin(), WMBENCH_FILL_BIN);
     torch.insert(torch.begin(), torch_half());
-    const Result m = run(model, o), t = run(torch, o);
+    RunOpts lean = o;
+    lean.set_env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";  // the model in wmbench-fill itself
+    const Result m = run(model, lean), t = run(torch, o);
     EXPECT_EQ(m.status, c.exit_code) << c.name << "\n" << m.out << m.err;
     EXPECT_EQ(t.status, c.exit_code) << c.name << "\n" << t.out << t.err;
     const auto ml = lines_of(m.out), tl = lines_of(t.out);
@@ -108,8 +110,15 @@ TEST(FillHalves, WithoutItsTorchHalfWmbenchFillRunsTheModelAndNamesTheFileForAny
   ::chmod(alone.c_str(), 0755);
   RunOpts o;
   o.timeout = 120;
-  o.unset_env = {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO"};
+  o.unset_env = {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO", "WMBENCH_FILL_MODEL_WITHOUT_TORCH"};
+  // By default the model too is the torch half's: alone, wmbench-fill names it.
   auto r = run({alone, "--device", "mps-model", "--recommended-max", "64MiB", "--step", "8MiB", "--cap", "256MiB"}, o);
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, t.path + "/wmbench-fill-torch")) << r.out;
+  RunOpts lean = o;
+  lean.unset_env = {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO"};
+  lean.set_env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";
+  r = run({alone, "--device", "mps-model", "--recommended-max", "64MiB", "--step", "8MiB", "--cap", "256MiB"}, lean);
   EXPECT_EQ(r.status, 3) << r.out << r.err;  // PyTorch's refusal at 1.7 x 64 MiB, not a failure to start
   EXPECT_TRUE(has(r.out, "MPS backend out of memory")) << r.out;
   r = run({alone, "--device", "cpu", "--step", "8MiB", "--cap", "16MiB"}, o);
