@@ -1,6 +1,7 @@
 // wmbench releases VERSION... [--python PY]... [--fill PATH]... [--scenario S] [run options]
 //                 [--index-url URL] [--extra-index-url URL] [--find-links DIR|URL] [--refresh V|all]
 //                 [--base-python PY] [--resume DIR] [--revisions] [--prepare-only]
+//                 [--variant-index-root URL]   (VERSION@VARIANT: 2.12@cpu, 2.13@test/cu130, 2.14@nightly/cpu)
 // wmbench releases --list-envs | --prune [VERSION...]   (the cache of environments as a whole)
 // The same scenario under each torch release, a verdict between neighbours (releases/releases.h).
 #include <iostream>
@@ -30,7 +31,8 @@ struct ReleasesArgs {
   std::vector<std::string> versions, pythons, fills, only, allow_env, refresh, index_urls, extra_index_urls, find_links;
   ScenarioFlags flags;  // --device, --step, --cap, --timeout, --swap-budget, --repeat
   std::string scenario, out = "results", ram_limit, recommended_max,
-      model_mac_ram, model_revision, other_allocations, base_python, resume, tolerance = "5", lock_wait = "30m", installer = "auto";
+      model_mac_ram, model_revision, other_allocations, base_python, resume, tolerance = "5", lock_wait = "30m", installer = "auto",
+      variant_index_root;
   bool force = false, no_plots = false, revisions = false, no_index = false, list_envs = false, prune = false,
        prepare_only = false;
 };
@@ -92,11 +94,16 @@ int releases_command(const ReleasesArgs& a) {
         if (!a.recommended_max.empty()) r.recommended_max = check_model_bytes(parse_size(a.recommended_max), "--recommended-max");
         if (!a.model_mac_ram.empty()) r.model_mac_ram = check_model_bytes(parse_size(a.model_mac_ram), "--model-mac-ram");
         if (!a.other_allocations.empty()) r.model_other = check_other_bytes(parse_size(a.other_allocations, true), "--other-allocations");
+        bool variants = false;
         for (const auto& v : a.versions) {
-          if (const std::string why = releases::version_problem(v); !why.empty())
+          if (const std::string why = releases::request_problem(v); !why.empty())
             throw RunInputError(fmt::format("release \"{}\": {}", v, why));
+          variants = variants || releases::parse_request(v).has_variant();
           o.entries.push_back({"version", v});
         }
+        if (variants && a.no_index)
+          throw RunInputError("--no-index with a VERSION@VARIANT release: a variant is installed from PyTorch's index of "
+                              "that build (--variant-index-root); give the releases without @VARIANT, or no --no-index");
         for (const auto& p : a.pythons) o.entries.push_back({"python", p});
         for (const auto& f : a.fills) o.entries.push_back({"fill", f});
         for (const auto& v : a.refresh)
@@ -109,6 +116,8 @@ int releases_command(const ReleasesArgs& a) {
             o.index.args.emplace_back("--extra-index-url", releases::checked_index_value("--extra-index-url", u));
           for (const auto& u : a.find_links) o.index.args.emplace_back("--find-links", releases::checked_index_value("--find-links", u));
           if (a.no_index) o.index.args.emplace_back("--no-index", "");
+          if (!a.variant_index_root.empty())
+            o.variant_index_root = releases::checked_index_value("--variant-index-root", a.variant_index_root);
         } catch (const releases::EnvError& e) {
           throw RunInputError(e.what());
         }
@@ -150,7 +159,9 @@ Registrar reg{Command{12, [](CLI::App& app, int& exit_code) {
   auto* c = app.add_subcommand("releases",
                                "Run one scenario under several torch releases (an environment made and cached per "
                                "version), and compare each release with the one before it");
-  c->add_option("versions", a->versions, "torch versions: 2.12 (newest 2.12.x), 2.12.1, 2.13.0.dev20260601");
+  c->add_option("versions", a->versions,
+                "torch versions: 2.12 (newest 2.12.x), 2.12.1, 2.13.0.dev20260601; VERSION@VARIANT from PyTorch's index of "
+                "that build: 2.12@cpu, 2.12@cu130, 2.13@test/cu130 (release candidates), 2.14@nightly/cpu");
   c->add_option("--python", a->pythons, "A release from an interpreter you already have (its torch); repeatable")
       ->allow_extra_args(false);
   c->add_option("--fill", a->fills, "A release from a wmbench-fill built against another libtorch; repeatable")
@@ -161,6 +172,9 @@ Registrar reg{Command{12, [](CLI::App& app, int& exit_code) {
   c->add_option("--extra-index-url", a->extra_index_urls, "pip --extra-index-url")->allow_extra_args(false);
   c->add_option("--find-links", a->find_links, "pip --find-links: a local wheelhouse (offline) or a URL")->allow_extra_args(false);
   c->add_flag("--no-index", a->no_index, "pip --no-index: only --find-links (an offline wheelhouse)");
+  c->add_option("--variant-index-root", a->variant_index_root,
+                std::string("Where VERSION@VARIANT releases come from: ROOT/[test/|nightly/]VARIANT (default ") +
+                    releases::kPyTorchWheelRoot + ")");
   c->add_option("--refresh", a->refresh, "Remake the cached environment of this version (or all)")->allow_extra_args(false);
   c->add_option("--base-python", a->base_python,
                 "The Python that makes the environments (default: on a Mac the set-up's .venv python, else python3)");

@@ -147,9 +147,14 @@ void gate_releases_file(const ReleasesOptions& o, const nlohmann::json& d) {
     for (const auto& v : names) env_flags += (env_flags.empty() ? "--allow-env " : ",") + v;
   }
   const nlohmann::json tol = folder_or("tolerance_pct", o.tolerance_pct);
+  // absent (a folder from before VERSION@VARIANT): it claims nothing
+  const nlohmann::json vroot = d.contains("variant_index_root") ? d["variant_index_root"] : nlohmann::json(o.variant_index_root);
   try {
     gate_resumed_values(o.resume_dir, {{"the index (--index-url, --extra-index-url, --find-links, --no-index)", index,
                                       nlohmann::json(o.index.args), index_flags},
+                                     {"--variant-index-root (the index of a VERSION@VARIANT release)", vroot,
+                                      nlohmann::json(o.variant_index_root),
+                                      "--variant-index-root " + (vroot.is_string() ? vroot.get<std::string>() : vroot.dump())},
                                      {"--allow-env", env, nlohmann::json(o.run.allow_env), env_flags},
                                      {"--force", folder_or("force", o.run.force), o.run.force, "--force"},
                                      {"--tolerance", tol, o.tolerance_pct, "--tolerance " + tol.dump()}});
@@ -342,6 +347,7 @@ void start_new_folder(const ReleasesOptions& o, State& s, bool versions, const E
            {"device", o.run.scenario.device},
            {"created_utc", utc_now_iso()},
            {"index", o.index.args},
+           {"variant_index_root", o.variant_index_root},
            {"base_python", versions ? o.base_python : ""},
            {"cache", cache ? cache->root() : ""},
            {"run_options", run_options_json(o)}};

@@ -156,6 +156,15 @@ void EnvCache::use_cpu_wheels_without_gpu() {
 #endif
 }
 
+EnvCache& EnvCache::for_index(const IndexOptions& index) {
+  if (index.args == index_.args) return *this;
+  for (auto& s : siblings_)
+    if (s->index_.args == index.args) return *s;
+  siblings_.push_back(std::make_unique<EnvCache>(root_, base_, index, uv_, out_));
+  siblings_.back()->set_lock_wait(lock_wait_s_);
+  return *siblings_.back();
+}
+
 EnvCache::~EnvCache() {
   for (int fd : lock_fds_) ::close(fd);  // the locks go with the fds
 }

@@ -124,6 +124,10 @@ class EnvCache {
   // How long get() waits while another run makes the same env (default 30 minutes: a CUDA torch
   // is ~2.8 GB to download), then refuses naming the pid that holds it.
   void set_lock_wait(double seconds) { lock_wait_s_ = seconds; }
+  // The cache of the same root, Python and installer for other index options (a release named
+  // VERSION@VARIANT: release_request.h): owned by this one, so the locks of its envs are held as
+  // long as this cache's. Itself when the options are its own. Throws EnvError.
+  EnvCache& for_index(const IndexOptions& index);
 
  private:
   int lock_file(const std::string& key);
@@ -145,6 +149,7 @@ class EnvCache {
   void say_download_size(const std::vector<std::string>& pip_argv, const std::string& tmp, const std::string& what);
   void say_newer(const std::string& version, const std::string& have, const std::string& dir);
   std::vector<int> lock_fds_;
+  std::vector<std::unique_ptr<EnvCache>> siblings_;  // for_index()
   mutable std::vector<std::string> pip_config_;
   double lock_wait_s_ = 1800;  // pip_index_config(), asked once
   bool base_pip_checked_ = false, base_pip_python_ = false;

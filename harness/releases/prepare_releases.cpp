@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "mpsmodel/release_revision.h"
+#include "releases/release_request.h"
 #include "releases/releases.h"
 #include "releases/torch_version.h"
 #include "child/child_info.h"
@@ -32,15 +33,36 @@ void check_python_child(const std::string& python, const std::string& device) {
   }
 }
 
-Release from_version(const ReleasesOptions& o, EnvCache& cache, const std::string& v, std::ostream& out) {
-  if (const std::string why = version_problem(v); !why.empty()) throw EnvError(fmt::format("release \"{}\": {}", v, why));
+// A VERSION@VARIANT release's index options: PyTorch's index of that build (release_request.h)
+// instead of --index-url, with the --extra-index-url and --find-links given, and --pre for a
+// nightly (pip's and uv's: a dev version is taken only when asked for).
+IndexOptions variant_index(const ReleasesOptions& o, const ReleaseRequest& q) {
+  IndexOptions idx;
+  idx.args.emplace_back("--index-url", q.index_url(o.variant_index_root));
+  for (const auto& a : o.index.args)
+    if (a.first == "--extra-index-url" || a.first == "--find-links") idx.args.push_back(a);
+  if (q.needs_pre()) idx.args.emplace_back("--pre", "");
+  return idx;
+}
+
+Release from_version(const ReleasesOptions& o, EnvCache& base_cache, const std::string& v, std::ostream& out) {
+  if (const std::string why = request_problem(v); !why.empty()) throw EnvError(fmt::format("release \"{}\": {}", v, why));
+  const ReleaseRequest q = parse_request(v);
+  EnvCache& cache = q.has_variant() ? base_cache.for_index(variant_index(o, q)) : base_cache;
   Release r;
   r.entry = {"version", v};
-  const ReadyEnv env = cache.get(v, refresh_asked(o, v));
+  const ReadyEnv env = cache.get(q.version, refresh_asked(o, v));
   // The torch it really imports, every time (a cached env can be changed by hand).
-  if (!version_matches(v, env.torch.torch_version))
+  if (!version_matches(q.version, env.torch.torch_version))
     throw EnvError(fmt::format("release {}: the environment {} imports torch {} ({}), not {}; remake it with --refresh {}", v,
-                               env.dir, env.torch.torch_version, env.torch.torch_file, v, v));
+                               env.dir, env.torch.torch_version, env.torch.torch_file, q.version, v));
+  // The build its variant asked for: an index that serves another build under that name is said,
+  // never compared as if it were the one asked for.
+  if (!variant_matches(q, env.torch.variant(), env.torch.platform))
+    throw EnvError(fmt::format("release {}: the environment {} imports torch {}, the {} build, not the {} build {} was asked "
+                               "for (from {}); nothing was run",
+                               v, env.dir, env.torch.torch_version, env.torch.variant(), q.variant, v,
+                               q.index_url(o.variant_index_root)));
   r.torch_version = env.torch.torch_version;
   r.torch_git_version = env.torch.git_version;
   r.torch_file = env.torch.torch_file;
@@ -112,7 +134,12 @@ std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache,
     // --python twice): one env, one run.
     const auto same = std::find_if(rs.begin(), rs.end(), [&](const Release& r) {
       if (r.entry.kind != e.kind) return false;
-      if (e.kind == "version") return e.given == r.entry.given || version_matches(e.given, r.torch_version);
+      if (e.kind == "version") {
+        // 2.12@cpu and 2.12@cu130 are two releases; 2.12@cpu and 2.12.0@cpu one when 2.12 is 2.12.0.
+        const ReleaseRequest a = parse_request(e.given), b = parse_request(r.entry.given);
+        return e.given == r.entry.given ||
+               (a.channel == b.channel && a.variant == b.variant && version_matches(a.version, r.torch_version));
+      }
       return e.given == r.entry.given;
     });
     if (same != rs.end()) {
@@ -219,8 +246,8 @@ Release release_from_json(const nlohmann::json& j, const std::string& where) {
   r.entry.given = text(j["request"], "given", true);
   if (r.entry.kind != "version" && r.entry.kind != "python" && r.entry.kind != "fill")
     throw EnvError(fmt::format("{}: request kind \"{}\" (allowed: version, python, fill)", where, r.entry.kind));
-  if (r.entry.kind == "version" && !version_problem(r.entry.given).empty())
-    throw EnvError(fmt::format("{}: request \"{}\": {}", where, r.entry.given, version_problem(r.entry.given)));
+  if (r.entry.kind == "version" && !request_problem(r.entry.given).empty())
+    throw EnvError(fmt::format("{}: request \"{}\": {}", where, r.entry.given, request_problem(r.entry.given)));
   r.torch_version = text(j, "torch_version", true);
   r.folder = text(j, "folder", true);
   if (r.folder.empty() || file_safe(r.folder) != r.folder || r.folder == "." || r.folder == "..")

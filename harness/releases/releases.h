@@ -30,6 +30,7 @@
 #include "io/files.h"
 #include "job/mac_warning.h"
 #include "releases/env_cache.h"
+#include "releases/release_request.h"
 #include "runner/runner.h"
 
 namespace wmb::releases {
@@ -44,6 +45,8 @@ struct ReleasesOptions {
   std::vector<Entry> entries;          // in the order given
   std::vector<std::string> refresh;    // versions to remake; "all"
   IndexOptions index;
+  // Where a VERSION@VARIANT release's index is (release_request.h): ROOT/[CHANNEL/]VARIANT.
+  std::string variant_index_root = kPyTorchWheelRoot;
   std::string base_python = "python3";  // makes the envs
   std::string cache_root;              // "" = default_cache_root()
   bool model_revision_given = false;   // --model-revision: it wins over the table

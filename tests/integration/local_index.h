@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -57,27 +58,40 @@ class LocalIndex {
   LocalIndex& operator=(const LocalIndex&) = delete;
 
   bool ready() const { return ready_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/simple"; }
-  std::string files() const { return root_ + "/files"; }
-  // Moves the wheel at `path` into the index and rewrites torch's page.
-  void add(const std::string& path) {
-    std::filesystem::rename(path, files() + "/" + std::filesystem::path(path).filename().string());
+  // The index at ROOT/`sub` (default "simple"); other subs are more indexes on the same server, as
+  // PyTorch's https://download.pytorch.org/whl has cpu/, cu130/, test/cpu/, nightly/cpu/.
+  std::string url(const std::string& sub = "simple") const { return root_url() + "/" + sub; }
+  std::string root_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // Where the wheels of index `sub` are: ROOT/files ("simple"), ROOT/files/SUB (another).
+  std::string files(const std::string& sub = "simple") const { return root_ + "/files" + (sub == "simple" ? "" : "/" + sub); }
+  // Moves the wheel at `path` into index `sub` and rewrites the pages.
+  void add(const std::string& path, const std::string& sub = "simple") {
+    std::filesystem::create_directories(files(sub));
+    std::filesystem::rename(path, files(sub) + "/" + std::filesystem::path(path).filename().string());
+    if (std::find(subs_.begin(), subs_.end(), sub) == subs_.end()) subs_.push_back(sub);
     publish();
   }
-  // Every wheel in files/ on simple/torch/index.html, each with its sha256 (PEP 503).
+  // Every index's wheels on SUB/torch/index.html, each with its sha256 (PEP 503).
   void publish() const {
     const std::string code =
         "import hashlib, html, os, sys\n"
         "root = sys.argv[1]\n"
-        "links = []\n"
-        "for n in sorted(os.listdir(os.path.join(root, 'files'))):\n"
-        "    h = hashlib.sha256(open(os.path.join(root, 'files', n), 'rb').read()).hexdigest()\n"
-        "    links.append('<a href=\"../../files/%s#sha256=%s\">%s</a><br>' % (html.escape(n), h, html.escape(n)))\n"
-        "open(os.path.join(root, 'simple', 'torch', 'index.html'), 'w').write("
+        "for sub in sys.argv[2:]:\n"
+        "    files = os.path.join(root, 'files') if sub == 'simple' else os.path.join(root, 'files', sub)\n"
+        "    rel = '../' * (sub.count('/') + 2) + ('files/' if sub == 'simple' else 'files/' + sub + '/')\n"
+        "    os.makedirs(os.path.join(root, sub, 'torch'), exist_ok=True)\n"
+        "    links = []\n"
+        "    for n in sorted(os.listdir(files)) if os.path.isdir(files) else []:\n"
+        "        if not n.endswith('.whl'): continue\n"
+        "        h = hashlib.sha256(open(os.path.join(files, n), 'rb').read()).hexdigest()\n"
+        "        links.append('<a href=\"%s%s#sha256=%s\">%s</a><br>' % (rel, html.escape(n), h, html.escape(n)))\n"
+        "    open(os.path.join(root, sub, 'torch', 'index.html'), 'w').write("
         "'<!DOCTYPE html><html><body>\\n' + '\\n'.join(links) + '\\n</body></html>\\n')\n"
-        "open(os.path.join(root, 'simple', 'index.html'), 'w').write("
+        "    open(os.path.join(root, sub, 'index.html'), 'w').write("
         "'<!DOCTYPE html><html><body><a href=\"torch/\">torch</a></body></html>\\n')\n";
-    run({python_, "-I", "-c", code, root_});
+    std::vector<std::string> argv = {python_, "-I", "-c", code, root_};
+    argv.insert(argv.end(), subs_.begin(), subs_.end());
+    run(argv);
   }
 
  private:
@@ -105,6 +119,7 @@ class LocalIndex {
     return ok;
   }
   std::string python_, root_;
+  std::vector<std::string> subs_ = {"simple"};
   int port_ = 0;
   pid_t pid_ = -1;
   bool ready_ = false;

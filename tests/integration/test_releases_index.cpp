@@ -291,3 +291,57 @@ TEST(ReleasesIndex, WithoutAGpuAndWithNoIndexChosenTheCpuWheelsAreTaken) {
   EXPECT_TRUE(has(r.out, "no NVIDIA GPU here and no index chosen: CPU wheels from https://download.pytorch.org/whl/cpu")) << r.out;
   EXPECT_TRUE(has(slurp(log), "torch==2.12.* --index-url https://download.pytorch.org/whl/cpu")) << slurp(log);
 }
+
+// VERSION@[CHANNEL/]VARIANT (issue 45): one command takes each release from PyTorch's index of its
+// build, here a local server laid out as https://download.pytorch.org/whl is (cpu/, test/cpu/,
+// nightly/cpu/, cu130/), given as --variant-index-root: a release, its candidate (the same final
+// version number from test/, a second env and folder) and a nightly (a dev version, --pre) side by
+// side; an index serving another build than its name is refused; a resume under another root is
+// refused, naming it.
+TEST(ReleasesIndex, AVersionAtVariantComesFromPyTorchsIndexOfThatBuildAndChannel) {
+  SKIP_WITHOUT_VENV_AND_TORCH();
+  Bench b;
+  LocalIndex whl(WMBENCH_TORCH_PYTHON, b.t.path + "/whl");
+  ASSERT_TRUE(whl.ready());
+  whl.add(b.wheel("2.12.0+cpu"), "cpu");
+  whl.add(b.wheel("2.12.0+cpu"), "test/cpu");
+  whl.add(b.wheel("2.13.0.dev20261201+cpu"), "nightly/cpu");
+  whl.add(b.wheel("2.12.0+cpu"), "cu130");  // a wrong build under that name
+  const std::string out = b.t.path + "/out";
+  auto r = wmbench(cat({"releases", "2.12@cpu", "2.13@nightly/cpu", "2.12@test/cpu", "--out", out, "--base-python",
+                        WMBENCH_TORCH_PYTHON, "--variant-index-root", whl.root_url()},
+                       kModel),
+                   b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string dir = only_result_dir(out);
+  const auto j = read_json(dir + "/releases.json");
+  ASSERT_EQ(j["releases"].size(), 3u) << j.dump(2);
+  EXPECT_EQ(j["variant_index_root"], whl.root_url());
+  auto rel = [&](size_t i) { return j["releases"][i]; };
+  EXPECT_EQ(rel(0)["request"]["given"], "2.12@cpu");
+  EXPECT_EQ(rel(0)["torch_version"], "2.12.0+cpu");
+  EXPECT_EQ(rel(0)["folder"], "torch-2.12.0_cpu");
+  EXPECT_EQ(rel(0)["provenance"]["index"], nlohmann::json({"--index-url", whl.url("cpu")})) << rel(0).dump(2);
+  EXPECT_EQ(rel(1)["request"]["given"], "2.12@test/cpu");
+  EXPECT_EQ(rel(1)["folder"], "torch-2.12.0_cpu-2");
+  EXPECT_EQ(rel(1)["provenance"]["index"], nlohmann::json({"--index-url", whl.url("test/cpu")}));
+  EXPECT_NE(rel(0)["env"]["dir"], rel(1)["env"]["dir"]) << "the candidate was taken from the release's env";
+  EXPECT_EQ(rel(2)["torch_version"], "2.13.0.dev20261201+cpu");
+  EXPECT_EQ(rel(2)["provenance"]["index"], nlohmann::json({"--index-url", whl.url("nightly/cpu"), "--pre"}));
+  EXPECT_EQ(b.envs().size(), 3u);
+
+  // The cu130 index serves a cpu wheel: refused, naming both builds; nothing run.
+  const std::string out2 = b.t.path + "/out2";
+  r = wmbench(cat({"releases", "2.12@cu130", "--out", out2, "--base-python", WMBENCH_TORCH_PYTHON, "--variant-index-root",
+                   whl.root_url()},
+                  kModel),
+              b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "the cpu build, not the cu130 build 2.12@cu130 was asked for")) << r.err;
+  EXPECT_FALSE(fs::exists(out2) && !fs::is_empty(out2)) << "a folder was made for a refused release";
+
+  // A resume is installed from the same place or refused, saying the value to name.
+  r = wmbench({"releases", "--resume", dir, "--base-python", WMBENCH_TORCH_PYTHON}, b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "--variant-index-root " + whl.root_url())) << r.err;
+}

@@ -6,6 +6,7 @@
 #include "mpsmodel/release_revision.h"
 #include "mpsmodel/revision.h"
 #include "releases/env_cache.h"
+#include "releases/release_request.h"
 #include "releases/torch_version.h"
 
 using namespace wmb::releases;
@@ -17,6 +18,40 @@ TEST(ReleaseVersions, OnlyVersionFormsAreTaken) {
                         "2.12.0+cpu/../x", "v2.12"})
     EXPECT_NE(version_problem(v), "") << v;
   EXPECT_NE(version_problem(std::string(65, '1')), "");
+}
+
+// VERSION@[CHANNEL/]VARIANT (issue 45): PyTorch's index of that build, its channel, and nothing else.
+TEST(ReleaseVersions, AVariantNamesPyTorchsIndexOfThatBuildAndItsChannel) {
+  for (const char* v : {"2.12@cpu", "2.12@cu130", "2.12.1@cu118", "2.13@test/cu130", "2.14@nightly/cpu",
+                        "2.14.0.dev20261201@nightly/cpu", "2.12@rocm6.4", "2.12@xpu", "2.12@rocm7"})
+    EXPECT_EQ(request_problem(v), "") << v;
+  for (const char* v : {"2.12@", "2.12@cuda", "2.12@cu1", "2.12@cu1300", "2.12@gpu", "2.12@stable/cpu", "2.12@test/",
+                        "2.12@/cpu", "2.12@nightly/test/cpu", "2.12@cpu/../x", "2.12@rocm", "2.12@rocm6.", "2.12@rocm.6",
+                        "2.12@cpu@cpu", "2.12.0+cpu@cpu", "@cpu", "2.12@CPU", "2.12@cpu ", "2.12@test/cpu;id"})
+    EXPECT_NE(request_problem(v), "") << v;
+  EXPECT_NE(request_problem("2.12@stable/cpu").find("allowed: test/, nightly/"), std::string::npos);
+  EXPECT_NE(request_problem("2.12.0+cpu@cu130").find("give one of them"), std::string::npos);
+
+  const ReleaseRequest plain = parse_request("2.12");
+  EXPECT_FALSE(plain.has_variant());
+  EXPECT_EQ(plain.index_url(kPyTorchWheelRoot), "");
+  const ReleaseRequest cpu = parse_request("2.12@cpu");
+  EXPECT_EQ(cpu.version, "2.12");
+  EXPECT_EQ(cpu.index_url(kPyTorchWheelRoot), "https://download.pytorch.org/whl/cpu");
+  EXPECT_FALSE(cpu.needs_pre());
+  const ReleaseRequest rc = parse_request("2.13@test/cu130");
+  EXPECT_EQ(rc.index_url("http://127.0.0.1:8000/whl/"), "http://127.0.0.1:8000/whl/test/cu130");
+  const ReleaseRequest nightly = parse_request("2.14@nightly/cpu");
+  EXPECT_EQ(nightly.index_url(kPyTorchWheelRoot), "https://download.pytorch.org/whl/nightly/cpu");
+  EXPECT_TRUE(nightly.needs_pre());
+
+  // The build an env imported against the one asked for (TorchFacts::variant()).
+  EXPECT_TRUE(variant_matches(cpu, "cpu", "linux"));
+  EXPECT_FALSE(variant_matches(cpu, "cu130", "linux"));
+  EXPECT_FALSE(variant_matches(cpu, "default", "linux"));  // PyPI's Linux CPU-less wheel is not PyTorch's cpu build
+  EXPECT_TRUE(variant_matches(cpu, "default", "darwin"));  // macOS: /whl/cpu serves the plain wheel
+  EXPECT_FALSE(variant_matches(parse_request("2.12@cu130"), "default", "darwin"));
+  EXPECT_TRUE(variant_matches(plain, "cu130", "linux"));
 }
 
 TEST(ReleaseVersions, PipsRequirementAndTheMatchOfWhatWasImported) {
