@@ -31,6 +31,15 @@ std::string str(const nlohmann::json& j, const char* key) {
 void check_provenance(const Folder& f, const nlohmann::json& r, const std::string& where, CheckResult& out) {
   const auto it = r.find("provenance");
   if (it == r.end() || it->is_null()) {
+    // No env, so no packages: a --fill release, or a version on mps-model whose index gave the version
+    // ("resolved": {"by", "index"}); anything else is a folder of an older wmbench.
+    const auto res = r.find("resolved");
+    if (res != r.end() && !res->is_null()) {
+      if (!res->is_object() || !res->contains("by") || !res->at("by").is_string() || !res->contains("index") ||
+          !res->at("index").is_array())
+        out.problems.push_back(where + ": \"resolved\" is not an object with \"by\" (a string) and \"index\" (an array)");
+      return;
+    }
     if (str(r["request"], "kind") != "fill") out.notes.push_back(where + ": no provenance recorded (a folder of an older wmbench)");
     return;
   }

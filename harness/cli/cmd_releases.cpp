@@ -34,7 +34,7 @@ struct ReleasesArgs {
       model_mac_ram, model_revision, other_allocations, base_python, resume, tolerance = "5", lock_wait = "30m", installer = "auto",
       variant_index_root;
   bool force = false, no_plots = false, revisions = false, no_index = false, list_envs = false, prune = false,
-       prepare_only = false;
+       prepare_only = false, with_envs = false;
 };
 
 int releases_command(const ReleasesArgs& a) {
@@ -84,6 +84,7 @@ int releases_command(const ReleasesArgs& a) {
   }
   o.resume_dir = a.resume;
   o.prepare_only = a.prepare_only;
+  o.with_envs = a.with_envs;
   if (auto code = input_error_exit("releases", [&] {
         const auto tol = compare::parse_tolerance(a.tolerance);
         if (!tol) throw RunInputError(fmt::format("--tolerance \"{}\": expected a percentage >= 0, e.g. 5 or 2.5", a.tolerance));
@@ -187,6 +188,9 @@ Registrar reg{Command{12, [](CLI::App& app, int& exit_code) {
       ->capture_default_str();
   c->add_flag("--prepare-only", a->prepare_only,
               "Make (or check) every release's environment, then stop: no folder, no run (before going offline)");
+  c->add_flag("--with-envs", a->with_envs,
+              "mps-model: make each version's environment anyway (its packages and wheels recorded); by default "
+              "none is made, the model running no torch: the index says the version");
   c->add_flag("--list-envs", a->list_envs, "List the cached environments (release, torch, size, in use) and exit");
   c->add_flag("--prune", a->prune, "Remove every cached environment but those of the versions named, and any leftovers");
   c->add_flag("--revisions", a->revisions, "Print the table of torch releases to model revisions (mps-model) and exit");

@@ -47,7 +47,8 @@ nlohmann::json run_options_json(const ReleasesOptions& o) {
           {"allow_env", r.allow_env},
           {"draw_plots", r.draw_plots},
           {"model_revision", o.model_revision_given ? nlohmann::json(r.model_revision) : nlohmann::json(nullptr)},
-          {"tolerance_pct", o.tolerance_pct}};
+          {"tolerance_pct", o.tolerance_pct},
+          {"with_envs", o.with_envs}};
 }
 
 struct State {
@@ -226,6 +227,10 @@ void load_resume_state(ReleasesOptions& o, State& s, std::vector<Release>& recor
     for (const auto& l : ro["only"])
       if (l.is_string()) o.run.only.push_back(l);
   if (ro.contains("draw_plots") && ro["draw_plots"].is_boolean()) o.run.draw_plots = o.run.draw_plots && ro["draw_plots"].get<bool>();
+  // A release is resumed as it was prepared: with its env, or (mps-model) with the version its index
+  // lists. A folder of a wmbench before --with-envs made every env.
+  const auto we = ro.find("with_envs");
+  o.with_envs = o.with_envs || we == ro.end() || (we->is_boolean() && we->get<bool>());
 }
 
 // The run options of one release: its child, its folder, its model revision.
@@ -248,7 +253,10 @@ RunnerOptions options_for(const ReleasesOptions& o, const State& s, const Releas
     ro.python.clear();
     ro.fill_path = r.fill.empty() ? o.run.fill_path : r.fill;
     ro.notes.push_back(fmt::format("release torch {} ({}): mps-model runs wmbench-fill's model of PyTorch revision {} ({})",
-                                   r.torch_version, r.entry.kind == "version" ? "env " + r.env_dir : r.entry.given,
+                                   r.torch_version,
+                                   r.entry.kind != "version" ? r.entry.given
+                                   : r.env_dir.empty()       ? "no env: the version its index lists"
+                                                             : "env " + r.env_dir,
                                    ro.model_revision, r.model_revision_from == "table" ? "the table of releases" : "--model-revision"));
   } else if (r.entry.kind == "fill") {
     ro.python.clear();
@@ -392,7 +400,8 @@ int run_releases(ReleasesOptions o, std::ostream& out, std::ostream& err) {
       out << fmt::format("wmbench releases --prepare-only: {} release(s) ready, nothing run, no folder made:\n", rs.size());
       for (const Release& r : rs)
         out << fmt::format("  torch {:<22} {}\n", r.torch_version,
-                           r.env_dir.empty() ? "(" + r.entry.kind + " " + r.entry.given + ")"
+                           !r.resolved_by.empty() ? "(no environment: mps-model runs no torch; --with-envs makes one)"
+                           : r.env_dir.empty()    ? "(" + r.entry.kind + " " + r.entry.given + ")"
                                              : r.env_dir + (r.env_made_now ? " (made now)" : " (cached)"));
       return 0;
     }

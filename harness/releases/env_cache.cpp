@@ -384,16 +384,9 @@ std::vector<std::string> listed_versions(const std::string& out) {
 }
 }  // namespace
 
-// A cached "2.12" is the newest 2.12.x of the day it was made: whether the index has a newer
-// matching release now, asked where it is cheap (pip's `index versions`: one page of the index, no
-// download, bounded in time) and said plainly; a failure to ask is said too, never taken for "no".
-void EnvCache::say_newer(const std::string& version, const std::string& have, const std::string& dir) {
-  if (installer() != "pip") {
-    out_ << fmt::format("  release {}: whether the index has a newer match than torch {} was not asked (uv has no "
-                        "`index versions`); --refresh {} takes the newest\n",
-                        version, have, version);
-    return;
-  }
+// The torch versions the index lists for the base Python (pip's `index versions`: one page of the
+// index, no download, bounded in time), newest first; empty with `why` set when it could not be asked.
+std::vector<std::string> EnvCache::index_versions(const std::string& version, std::string& why) const {
   std::vector<std::string> a = {"-m", "pip", "index", "versions", "torch", "--disable-pip-version-check", "--retries", "0",
                                 "--timeout", "10"};
   if (version.find_first_of("abcdr") != std::string::npos) a.push_back("--pre");  // a dev, aN, bN or rcN request
@@ -401,20 +394,61 @@ void EnvCache::say_newer(const std::string& version, const std::string& have, co
   a.insert(a.end(), idx.begin(), idx.end());
   const CommandOutput r = run_short_command(isolated_python_argv(base_.path, a), 30, "/dev/null",
                                             isolated_python_env(current_environment()), kPythonCwd);
-  const std::vector<std::string> listed = listed_versions(r.out);
-  if (listed.empty()) {
-    out_ << fmt::format("  release {}: could not ask {} whether it has a newer torch than {} ({})\n", version,
-                        index_.describe(), have, r.ok() ? "no versions listed" : r.failure());
-    return;
-  }
+  std::vector<std::string> listed = listed_versions(r.out);
+  if (listed.empty()) why = r.ok() ? "no versions listed" : r.failure();
+  return listed;
+}
+
+namespace {
+// The newest of `listed` that the request takes ("" when none).
+std::string newest_match(const std::string& version, const std::vector<std::string>& listed) {
   std::string newest;
   for (const auto& v : listed)
     if (version_matches(version, v) && (newest.empty() || compare_versions(without_local(v), without_local(newest)) > 0))
       newest = v;
+  return newest;
+}
+}  // namespace
+
+// A cached "2.12" is the newest 2.12.x of the day it was made: whether the index has a newer
+// matching release now, asked where it is cheap (index_versions) and said plainly; a failure to
+// ask is said too, never taken for "no".
+void EnvCache::say_newer(const std::string& version, const std::string& have, const std::string& dir) {
+  if (installer() != "pip") {
+    out_ << fmt::format("  release {}: whether the index has a newer match than torch {} was not asked (uv has no "
+                        "`index versions`); --refresh {} takes the newest\n",
+                        version, have, version);
+    return;
+  }
+  std::string why;
+  const std::vector<std::string> listed = index_versions(version, why);
+  if (listed.empty()) {
+    out_ << fmt::format("  release {}: could not ask {} whether it has a newer torch than {} ({})\n", version,
+                        index_.describe(), have, why);
+    return;
+  }
+  const std::string newest = newest_match(version, listed);
   if (!newest.empty() && compare_versions(without_local(newest), without_local(have)) > 0)
     out_ << fmt::format("  release {}: NEWER RELEASE: {} now has torch {}; the cached environment {} has {} (made "
                         "earlier); this run uses {}; --refresh {} takes {}\n",
                         version, index_.describe(), newest, dir, have, have, version, newest);
+}
+
+std::string EnvCache::version_on_index(const std::string& version) const {
+  std::string why;
+  const std::vector<std::string> listed = index_versions(version, why);
+  if (listed.empty())
+    throw EnvError(fmt::format("release {}: could not ask {} which torch it has for {} (pip index versions, run by {}: {}); "
+                               "give --with-envs to make the environment instead",
+                               version, index_.describe(), base_.words(), base_.path, why));
+  const std::string newest = newest_match(version, listed);
+  if (newest.empty()) {
+    std::string some;
+    for (size_t i = 0; i < listed.size() && i < 12; ++i) some += (i ? ", " : "") + listed[i];
+    throw EnvError(fmt::format("release {}: {} has no torch {} for {} (it lists {}{})", version, index_.describe(), version,
+                               base_.words(), some, listed.size() > 12 ? ", ..." : ""));
+  }
+  return newest;
 }
 
 // True with the lock exclusive (nobody else holds it), false with it shared (others use the env).

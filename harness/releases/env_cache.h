@@ -120,7 +120,13 @@ class EnvCache {
   // (verified by importing torch), or a new one (refresh: always new). Holds the env's lock
   // (shared) until this cache is destroyed. Throws EnvError.
   ReadyEnv get(const std::string& version, bool refresh);
+  // The torch a request would install, without an environment, for a release whose torch is not
+  // run (mps-model: the model is wmbench-fill's): the newest version the index lists for the base
+  // Python that the request takes (pip's `index versions`, run by the base Python; no download).
+  // Throws EnvError naming the index when it cannot be asked or lists no match.
+  std::string version_on_index(const std::string& version) const;
   const std::string& root() const { return root_; }
+  std::string index_words() const { return index_.describe(); }  // "--index-url URL", "pip's default index ..."
   // How long get() waits while another run makes the same env (default 30 minutes: a CUDA torch
   // is ~2.8 GB to download), then refuses naming the pid that holds it.
   void set_lock_wait(double seconds) { lock_wait_s_ = seconds; }
@@ -147,6 +153,7 @@ class EnvCache {
   std::vector<std::string> uv_index_args() const;
   void use_cpu_wheels_without_gpu();
   void say_download_size(const std::vector<std::string>& pip_argv, const std::string& tmp, const std::string& what);
+  std::vector<std::string> index_versions(const std::string& version, std::string& why) const;
   void say_newer(const std::string& version, const std::string& have, const std::string& dir);
   std::vector<int> lock_fds_;
   std::vector<std::unique_ptr<EnvCache>> siblings_;  // for_index()

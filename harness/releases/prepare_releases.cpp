@@ -85,6 +85,36 @@ Release from_version(const ReleasesOptions& o, EnvCache& base_cache, const std::
   return r;
 }
 
+// A version release on mps-model (issue 45, item 2): its torch is never run (the model is
+// wmbench-fill's, chosen by the torch version), so no env is made and nothing downloaded: the
+// version is the newest the index lists for the base Python that the request takes. --with-envs
+// makes the env instead (its packages and wheels then recorded).
+Release from_index(const ReleasesOptions& o, EnvCache& base_cache, const std::string& v, std::ostream& out) {
+  if (const std::string why = request_problem(v); !why.empty()) throw EnvError(fmt::format("release \"{}\": {}", v, why));
+  const ReleaseRequest q = parse_request(v);
+  EnvCache& cache = q.has_variant() ? base_cache.for_index(variant_index(o, q)) : base_cache;
+  Release r;
+  r.entry = {"version", v};
+  r.torch_version = cache.version_on_index(q.version);
+  const size_t plus = r.torch_version.find('+');
+  r.variant = plus == std::string::npos ? "default" : r.torch_version.substr(plus + 1);
+#ifdef __APPLE__
+  const char* platform = "darwin";
+#else
+  const char* platform = "linux";
+#endif
+  if (!variant_matches(q, r.variant, platform))
+    throw EnvError(fmt::format("release {}: {} lists torch {}, the {} build, not the {} build {} was asked for; nothing was run", v,
+                               q.index_url(o.variant_index_root), r.torch_version, r.variant, q.variant, v));
+  const nlohmann::json identity = cache.identity();
+  r.index = identity.contains("index") ? identity["index"] : nlohmann::json(nullptr);
+  r.resolved_by = "pip index versions";
+  out << fmt::format("  release {}: torch {} ({}), the newest {} lists; no environment (mps-model runs no torch; "
+                     "--with-envs makes one)\n",
+                     v, r.torch_version, r.variant, cache.index_words());
+  return r;
+}
+
 Release from_python(const std::string& given, std::ostream& out) {
   Release r;
   r.entry = {"python", given};
@@ -149,7 +179,7 @@ std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache,
     }
     if (e.kind == "version") {
       if (!cache) throw EnvError("internal: no environment cache for a version");
-      rs.push_back(from_version(o, *cache, e.given, out));
+      rs.push_back(model && !o.with_envs ? from_index(o, *cache, e.given, out) : from_version(o, *cache, e.given, out));
     } else if (e.kind == "python") {
       rs.push_back(from_python(e.given, out));
     } else {
@@ -220,6 +250,9 @@ nlohmann::json to_json(const Release& r) {
                                                      {"made_by_this_session", r.env_made_now}}},
           {"variant", opt(r.variant)},
           {"provenance", provenance_json(r)},
+          // A release whose version the index gave, with no env (mps-model without --with-envs).
+          {"resolved", r.resolved_by.empty() ? nlohmann::json(nullptr)
+                                             : nlohmann::json{{"by", r.resolved_by}, {"index", r.index}}},
           {"folder", r.folder},
           {"model_revision", opt(r.model_revision)},
           {"model_revision_from", opt(r.model_revision_from)},

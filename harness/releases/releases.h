@@ -57,6 +57,9 @@ struct ReleasesOptions {
   // The main job on a Mac: its warning (job/mac_warning.h), said once every environment is made,
   // just before the first fill (not before minutes of downloads); none elsewhere.
   std::optional<MacRuns> mac_warning;
+  // mps-model runs no torch: its version releases get no env (the index says the version) unless
+  // --with-envs (their packages and wheels then recorded).
+  bool with_envs = false;
   bool prepare_only = false;  // --prepare-only: every env made or checked, then stop (no folder, no run)
 };
 
@@ -76,6 +79,7 @@ struct Release {
   nlohmann::json wheels;  // array or null
   nlohmann::json index;   // the index options (array), null for --python/--fill
   bool env_made_now = false;
+  std::string resolved_by;  // "pip index versions": the version the index lists, no env (mps-model)
   std::string folder;  // its result folder's name in the releases folder
   std::string model_revision, model_revision_from;  // mps-model only
   std::string model_revision_note;  // mpsmodel::revision_note: what the table does not say about it

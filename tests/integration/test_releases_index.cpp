@@ -33,7 +33,9 @@ std::string real_torch_init() {
       GTEST_SKIP() << "no venv or pip in " << WMBENCH_TORCH_PYTHON;                            \
   } while (0)
 
-const std::vector<std::string> kModel = {"--scenario", "mps-watermark", "--device", "mps-model", "--recommended-max",
+// --with-envs: these tests are about the environments, which mps-model otherwise does without
+// (ReleasesIndex.OnTheModelNoEnvIsMade...).
+const std::vector<std::string> kModel = {"--with-envs", "--scenario", "mps-watermark", "--device", "mps-model", "--recommended-max",
                                          "256MiB", "--cap", "384MiB", "--step", "16MiB", "--only", "default", "--no-plots"};
 
 std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -344,4 +346,70 @@ TEST(ReleasesIndex, AVersionAtVariantComesFromPyTorchsIndexOfThatBuildAndChannel
   r = wmbench({"releases", "--resume", dir, "--base-python", WMBENCH_TORCH_PYTHON}, b.opts());
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "--variant-index-root " + whl.root_url())) << r.err;
+}
+
+// Issue 45, item 2: on mps-model the release's torch is never run (the model is wmbench-fill's), so
+// by default no environment is made and nothing is downloaded: each version is the newest the index
+// lists for the base Python (pip's `index versions`: one page), its revision from the table; the
+// record says so, `wmbench check` takes it, --prepare-only says it. A variant is checked against
+// the listed build. --with-envs makes the env (the tests above).
+TEST(ReleasesIndex, OnTheModelNoEnvIsMadeAndTheIndexSaysTheVersion) {
+  SKIP_WITHOUT_VENV_AND_TORCH();
+  Bench b;
+  LocalIndex idx(WMBENCH_TORCH_PYTHON, b.t.path + "/index");
+  ASSERT_TRUE(idx.ready());
+  idx.add(b.wheel("2.11.0"));
+  idx.add(b.wheel("2.12.0"));
+  idx.add(b.wheel("2.12.1"));
+  idx.add(b.wheel("2.12.0+cpu"), "cpu");
+  std::vector<std::string> model(kModel.begin() + 1, kModel.end());  // without --with-envs
+  ASSERT_EQ(kModel.front(), "--with-envs");
+  const std::string out = b.t.path + "/out";
+  auto r = wmbench(cat({"releases", "2.12", "2.11", "2.12@cpu", "--out", out, "--base-python", WMBENCH_TORCH_PYTHON,
+                        "--index-url", idx.url(), "--variant-index-root", idx.root_url()},
+                       model),
+                   b.opts());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(b.envs().empty()) << "an env was made for a model run";
+  EXPECT_FALSE(has(r.out, "making the environment")) << r.out;
+  EXPECT_TRUE(has(r.out, "release 2.12: torch 2.12.1 (default), the newest --index-url " + idx.url() + " lists")) << r.out;
+  const std::string dir = only_result_dir(out);
+  const auto j = read_json(dir + "/releases.json");
+  ASSERT_EQ(j["releases"].size(), 3u) << j.dump(2);
+  EXPECT_EQ(j["releases"][0]["torch_version"], "2.11.0");
+  EXPECT_EQ(j["releases"][0]["model_revision"], "private-pool");
+  EXPECT_EQ(j["releases"][1]["torch_version"], "2.12.0+cpu");
+  EXPECT_EQ(j["releases"][1]["resolved"]["index"], nlohmann::json({"--index-url", idx.url("cpu")}));
+  EXPECT_EQ(j["releases"][2]["torch_version"], "2.12.1");
+  EXPECT_EQ(j["releases"][2]["model_revision"], "shared-pool");
+  EXPECT_TRUE(j["releases"][2]["env"].is_null()) << j["releases"][2].dump(2);
+  EXPECT_EQ(j["releases"][2]["resolved"]["by"], "pip index versions");
+  EXPECT_EQ(j["releases"][2]["state"], "done");
+  auto c = wmbench({"check", dir});
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  EXPECT_FALSE(has(c.out, "no provenance recorded")) << c.out;
+
+  // A resume prepares it the same way: no env.
+  auto planned = j;
+  planned["releases"][2]["state"] = "planned";
+  write(dir + "/releases.json", planned.dump(2));
+  r = wmbench({"releases", "--resume", dir, "--base-python", WMBENCH_TORCH_PYTHON, "--index-url", idx.url(),
+               "--variant-index-root", idx.root_url()},
+              b.opts());
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(read_json(dir + "/releases.json")["releases"][2]["state"], "done");
+  EXPECT_TRUE(b.envs().empty()) << r.out;
+
+  // --prepare-only says it; a version the index does not list is refused, naming what it lists.
+  r = wmbench(cat({"releases", "2.12", "--prepare-only", "--base-python", WMBENCH_TORCH_PYTHON, "--index-url", idx.url()}, model),
+              b.opts());
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "(no environment: mps-model runs no torch")) << r.out;
+  r = wmbench(cat({"releases", "2.13", "--out", b.t.path + "/out2", "--base-python", WMBENCH_TORCH_PYTHON, "--index-url", idx.url()},
+                  model),
+              b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "has no torch 2.13 for Python")) << r.err;
+  EXPECT_TRUE(has(r.err, "2.12.1, 2.12.0, 2.11.0")) << r.err;
+  EXPECT_TRUE(b.envs().empty());
 }

@@ -18,7 +18,9 @@ namespace {
 
 constexpr uid_t kNobody = 65534;
 
-const std::vector<std::string> kModel = {"--scenario", "mps-watermark", "--device", "mps-model", "--recommended-max",
+// --with-envs: these tests are about the environments, which mps-model otherwise does without
+// (ReleasesIndex.OnTheModelNoEnvIsMade...).
+const std::vector<std::string> kModel = {"--with-envs", "--scenario", "mps-watermark", "--device", "mps-model", "--recommended-max",
                                          "256MiB", "--cap", "384MiB", "--step", "16MiB"};
 
 std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
