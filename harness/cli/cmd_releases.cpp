@@ -50,9 +50,13 @@ int releases_command(const ReleasesArgs& a) {
             throw RunInputError(fmt::format("{} takes nothing but {}", a.list_envs ? "--list-envs" : "--prune",
                                             a.list_envs ? "itself" : "the versions to keep"));
           if (a.list_envs && !a.versions.empty()) throw RunInputError("--list-envs takes no versions");
-          for (const auto& v : a.versions)
+          for (const auto& v : a.versions) {
+            if (releases::request_problem(v).empty() && releases::parse_request(v).has_variant())
+              throw RunInputError(fmt::format("--prune {}: it keeps by version, every build of it: give {}", v,
+                                              releases::parse_request(v).version));
             if (const std::string why = releases::version_problem(v); !why.empty())
               throw RunInputError(fmt::format("release \"{}\": {}", v, why));
+          }
         }))
       return *code;
     try {

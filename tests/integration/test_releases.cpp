@@ -619,4 +619,8 @@ TEST(ReleasesStandIns, PrepareOnlyMakesTheEnvsListEnvsShowsThemAndPruneKeepsWhat
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   r = wmbench({"releases", "--prune", "--python", "python3"}, b.opts());
   EXPECT_EQ(r.status, 2) << r.out << r.err;
+  // --prune keeps by version (every build of it), so a VERSION@VARIANT is refused, saying which to give.
+  r = wmbench({"releases", "--prune", "2.12@cpu"}, b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "it keeps by version, every build of it: give 2.12")) << r.err;
 }
