@@ -10,6 +10,11 @@ RECORD) holds a pure-Python `torch` package whose __init__ loads the real torch 
 HASH as torch.version.git_version. With --limit, torch.empty raises PyTorch's MPS out-of-memory
 text ("... max allowed: LIMIT ...") once the tensors it made would pass LIMIT bytes: a stand-in
 for a release whose allocator has another limit. Prints the wheel's path.
+
+Without --real the wheel is light: a `torch` that imports nothing (its version, git version,
+torch.version.cuda None, no CUDA, no MPS), for the runs whose release's torch is only probed, never
+filled with (mps-model, whose model is wmbench-fill's): an import in milliseconds instead of the
+real torch's 1.5 s of CPU, paid at every probe of every env.
 """
 
 import argparse
@@ -61,6 +66,17 @@ if _LIMIT:
 '''
 
 
+LIGHT = '''"""A light stand-in for torch {version}, made by wmbench's tests: no real torch (mps-model runs only)."""
+import types as _t
+
+__version__ = {version!r}
+version = _t.SimpleNamespace(__version__={version!r}, git_version={git!r}, cuda=None)
+cuda = _t.SimpleNamespace(is_available=lambda: False)
+backends = _t.SimpleNamespace(mps=_t.SimpleNamespace(is_available=lambda: False))
+__wmbench_standin__ = True
+'''
+
+
 def record_line(name, data):
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     return "%s,sha256=%s,%d" % (name, digest, len(data))
@@ -70,16 +86,22 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--version", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--real", required=True)
+    p.add_argument("--real", help="the real torch/__init__.py it loads (default: none, a light stand-in)")
     p.add_argument("--git", default="0123456789abcdef0123456789abcdef01234567")
     p.add_argument("--limit", type=int, default=0)
     p.add_argument("--pad", type=int, default=0, help="add torch/lib/pad.bin of this many random bytes (a big wheel)")
     p.add_argument("--says", help="the torch.__version__ it says (default: --version): a wheel that lies")
     p.add_argument("--tag", default="py3-none-any", help="its compatibility tag, e.g. cp39-cp39-manylinux1_x86_64 (a wheel for another Python)")
     a = p.parse_args()
+    if a.limit and not a.real:
+        p.error("--limit needs --real (the limit wraps the real torch.empty)")
+    if a.real:
+        init = INIT.format(version=a.says or a.version, real=os.path.abspath(a.real), git=a.git, limit=a.limit)
+    else:
+        init = LIGHT.format(version=a.says or a.version, git=a.git)
     dist = "torch-%s.dist-info" % a.version
     files = {
-        "torch/__init__.py": INIT.format(version=a.says or a.version, real=os.path.abspath(a.real), git=a.git, limit=a.limit).encode(),
+        "torch/__init__.py": init.encode(),
         dist + "/METADATA": ("Metadata-Version: 2.1\nName: torch\nVersion: %s\nSummary: wmbench test stand-in\n" % a.version).encode(),
         dist + "/WHEEL": ("Wheel-Version: 1.0\nGenerator: wmbench-tests\nRoot-Is-Purelib: true\nTag: %s\n" % a.tag).encode(),
     }

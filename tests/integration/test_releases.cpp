@@ -1,6 +1,6 @@
 // `wmbench releases` end to end, with no package index: stand-in torch wheels built here
-// (tests/integration/standin_torch_wheel.py: a pure-Python `torch` of a given __version__ that
-// loads Debian's python3-torch) in a local wheelhouse, real venvs made by the real pip into a
+// (tests/integration/standin_torch_wheel.py: a pure-Python `torch` of a given __version__, light on
+// mps-model, else loading Debian's python3-torch) in a local wheelhouse, real venvs made by the real pip into a
 // cache under a temp XDG_CACHE_HOME, the real runner per release. Nothing here reaches the internet.
 #include <gtest/gtest.h>
 #include <fcntl.h>
@@ -47,10 +47,14 @@ struct Bench {
   Tmp t;
   std::string cache = t.path + "/cache", wheels = t.path + "/wheels", out = t.path + "/out";
 
+  // The stand-ins load the real torch only where a test fills with the release's torch (`real`, or
+  // a --limit); on mps-model, where it is only probed, a light one imports in milliseconds.
+  bool real = false;
   void wheel(const std::string& version, uint64_t limit = 0, const std::string& says = "", uint64_t pad = 0,
              const std::vector<std::string>& more = {}) {
     std::vector<std::string> a = {WMBENCH_TORCH_PYTHON, "-I", std::string(WMBENCH_SOURCE_DIR) + "/tests/integration/standin_torch_wheel.py",
-                                  "--version", version, "--out", wheels, "--real", real_torch_init()};
+                                  "--version", version, "--out", wheels};
+    if (real || limit) a.insert(a.end(), {"--real", real_torch_init()});
     if (limit) a.insert(a.end(), {"--limit", std::to_string(limit)});
     if (!says.empty()) a.insert(a.end(), {"--says", says});
     if (pad) a.insert(a.end(), {"--pad", std::to_string(pad)});
@@ -66,6 +70,9 @@ struct Bench {
     o.set_env["PIP_RETRIES"] = "1";  // one retry: pip says why it could not connect only when it retries
     o.unset_env = {"PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX", "WMBENCH_PYTHON_CHILD"};
     o.set_env["PATH"] = path_without_uv();  // the installer chosen here: pip (no uv), on every machine
+    // The model child without libtorch (its lines are the libtorch model's: FillHalves.*): these
+    // tests are about releases, not about the child's half.
+    o.set_env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";
     return o;
   }
   // The offline wheelhouse, and the interpreter that makes the envs.
@@ -541,6 +548,7 @@ TEST(ReleasesMessages, AReleaseThatCannotRunTheDeviceIsRefusedBeforeAnyRun) {
   if (run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"}).status == 0)
     GTEST_SKIP() << "this machine's torch has CUDA: the stand-ins (which load it) can run device cuda";
   Bench b;
+  b.real = true;  // the Python child's checks for device cuda, on the real torch
   b.wheel("2.11.0");
   b.wheel("2.12.0");
   const std::string sc = scenario(b.t.path, "one", R"({"name": "one", "device": "cuda", "step": "16MiB", "cap": "64MiB",

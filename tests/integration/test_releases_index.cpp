@@ -50,7 +50,7 @@ struct Bench {
   // A stand-in wheel of `version` (its file name carries a local part as given: 2.12.0+cpu).
   std::string wheel(const std::string& version) {
     auto r = run({WMBENCH_TORCH_PYTHON, "-I", std::string(WMBENCH_SOURCE_DIR) + "/tests/integration/standin_torch_wheel.py",
-                  "--version", version, "--out", build, "--real", real_torch_init()});
+                  "--version", version, "--out", build});  // light: mps-model only probes it (standin_torch_wheel.py)
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     std::string p = r.out;
     while (!p.empty() && p.back() == '\n') p.pop_back();
@@ -62,6 +62,7 @@ struct Bench {
     o.set_env["XDG_CACHE_HOME"] = cache;
     o.set_env["PIP_CONFIG_FILE"] = "/dev/null";
     o.set_env["PATH"] = path_without_uv();  // no uv: pip's path, on every machine
+    o.set_env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";  // the model child without libtorch (FillHalves.*)
     o.unset_env = {"PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX", "WMBENCH_PYTHON_CHILD"};
     return o;
   }
