@@ -45,9 +45,13 @@ IndexOptions variant_index(const ReleasesOptions& o, const ReleaseRequest& q) {
   return idx;
 }
 
-Release from_version(const ReleasesOptions& o, EnvCache& base_cache, const std::string& v, std::ostream& out) {
+ReleaseRequest checked_request(const std::string& v) {
   if (const std::string why = request_problem(v); !why.empty()) throw EnvError(fmt::format("release \"{}\": {}", v, why));
-  const ReleaseRequest q = parse_request(v);
+  return parse_request(v);
+}
+
+Release from_version(const ReleasesOptions& o, EnvCache& base_cache, const std::string& v, std::ostream& out) {
+  const ReleaseRequest q = checked_request(v);
   EnvCache& cache = q.has_variant() ? base_cache.for_index(variant_index(o, q)) : base_cache;
   Release r;
   r.entry = {"version", v};
@@ -90,8 +94,7 @@ Release from_version(const ReleasesOptions& o, EnvCache& base_cache, const std::
 // version is the newest the index lists for the base Python that the request takes. --with-envs
 // makes the env instead (its packages and wheels then recorded).
 Release from_index(const ReleasesOptions& o, EnvCache& base_cache, const std::string& v, std::ostream& out) {
-  if (const std::string why = request_problem(v); !why.empty()) throw EnvError(fmt::format("release \"{}\": {}", v, why));
-  const ReleaseRequest q = parse_request(v);
+  const ReleaseRequest q = checked_request(v);
   EnvCache& cache = q.has_variant() ? base_cache.for_index(variant_index(o, q)) : base_cache;
   Release r;
   r.entry = {"version", v};
