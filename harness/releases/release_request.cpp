@@ -37,6 +37,8 @@ bool known_variant(const std::string& v) {
 }  // namespace
 
 std::string request_problem(const std::string& text) {
+  // The version's own bound is 64 (version_problem); "@nightly/rocmN.N.N" adds at most 21.
+  if (text.size() > 96) return fmt::format("{} characters (a release is at most 96)", text.size());
   const size_t at = text.find('@');
   const std::string version = text.substr(0, at);
   if (const std::string why = version_problem(version); !why.empty()) return why;

@@ -28,7 +28,7 @@ struct ReleaseRequest {
 // Why `text` is not a release this command takes ("" when it is): a version (version_problem), then
 // optionally '@', an optional channel "test/" or "nightly/", and a variant: cpu, xpu, cuNN[N]
 // (cu118, cu130), rocmN[.N] (rocm6.4). The local part and a variant do not go together
-// ("2.12.0+cpu@cpu": say one).
+// ("2.12.0+cpu@cpu": say one). At most 96 characters (never echoed longer).
 std::string request_problem(const std::string& text);
 // The parts of a request request_problem() took (call it first).
 ReleaseRequest parse_request(const std::string& text);

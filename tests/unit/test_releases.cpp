@@ -31,6 +31,8 @@ TEST(ReleaseVersions, AVariantNamesPyTorchsIndexOfThatBuildAndItsChannel) {
     EXPECT_NE(request_problem(v), "") << v;
   EXPECT_NE(request_problem("2.12@stable/cpu").find("allowed: test/, nightly/"), std::string::npos);
   EXPECT_NE(request_problem("2.12.0+cpu@cu130").find("give one of them"), std::string::npos);
+  EXPECT_EQ(request_problem("2.12@" + std::string(5000, 'a')), "5005 characters (a release is at most 96)");
+  EXPECT_EQ(request_problem("2.14.0.dev20261201@nightly/rocm6.4"), "");
 
   const ReleaseRequest plain = parse_request("2.12");
   EXPECT_FALSE(plain.has_variant());
