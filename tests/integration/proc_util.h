@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform_util.h"
+#include "../scratch_dir.h"
 
 namespace wmbt {
 
@@ -374,10 +375,8 @@ inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
   return res;
 }
 
-inline std::string tmpdir() {
-  char t[] = "/tmp/wmbench-it-XXXXXX";
-  return ::mkdtemp(t);
-}
+// A new empty folder, removed when the test passed (tests/scratch_dir.h).
+inline std::string tmpdir() { return wmbt_scratch::new_dir("it"); }
 
 inline void write(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;

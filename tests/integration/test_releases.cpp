@@ -12,36 +12,12 @@
 
 #include "cli_util.h"
 #include "releases/torch_version.h"
+#include "standin_torch.h"
 
 using namespace wmbt;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The python whose torch the stand-ins load: the one CMake found (Debian's /usr/bin/python3).
-std::string real_torch_init() {
-  static const std::string path = [] {
-    auto r = run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import torch; print(torch.__file__)"});
-    std::string s = r.out;
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    return r.status == 0 ? s : std::string();
-  }();
-  return path;
-}
-
-std::string venv_skip_reason() {
-  if (std::string(WMBENCH_TORCH_PYTHON).empty()) return "no python3 with torch was found at configure time";
-  if (real_torch_init().empty()) return std::string(WMBENCH_TORCH_PYTHON) + " cannot import torch";
-  auto r = run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import venv, pip"});
-  if (r.status != 0)
-    return std::string(WMBENCH_TORCH_PYTHON) + " has no venv or no pip (scripts/setup.sh: apt-get install python3-venv python3-pip)";
-  return "";
-}
-
-#define SKIP_WITHOUT_VENV()                                        \
-  do {                                                             \
-    if (auto why = venv_skip_reason(); !why.empty()) GTEST_SKIP() << why; \
-  } while (0)
 
 struct Bench {
   Tmp t;
@@ -115,7 +91,7 @@ std::string made_utc(const std::string& env) { return read_json(env + "/wmbench-
 // folder, a chart, exit 0; the revision of each release from the table; two cached envs, reused
 // by a second call; --refresh remakes one; --model-revision wins over the table.
 TEST(ReleasesStandIns, TwoReleasesOnTheModelGiveAFolderAChartAndExit0AndTheirEnvsAreCached) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.11.0");
   b.wheel("2.12.0");
@@ -182,7 +158,7 @@ TEST(ReleasesStandIns, TwoReleasesOnTheModelGiveAFolderAChartAndExit0AndTheirEnv
 // A stand-in whose allocator says another max allowed: exit 1, naming the setting and both
 // releases, compared by version (2.9 before 2.12, whatever the order given).
 TEST(ReleasesStandIns, AReleaseWhoseChildReportsAnotherMaxAllowedIsARegressionNamingTheSettingAndBothReleases) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   SKIP_WITHOUT_PYTHON_TORCH();
   Bench b;
   b.wheel("2.9.0", 256ull << 20);
@@ -211,7 +187,7 @@ TEST(ReleasesStandIns, AReleaseWhoseChildReportsAnotherMaxAllowedIsARegressionNa
 
 // --resume: the releases that did not run (state not done) run; the done ones stay as they are.
 TEST(ReleasesStandIns, ResumeRunsOnlyTheReleasesThatDidNotFinish) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.11.0");
   b.wheel("2.13.0");
@@ -244,7 +220,7 @@ TEST(ReleasesStandIns, ResumeRunsOnlyTheReleasesThatDidNotFinish) {
 }
 
 TEST(ReleasesBadInput, AnUnknownVersionNamesTheVersionsThereAndLeavesNothing) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.11.0");
   auto r = wmbench(cat(cat({"releases", "2.11", "2.99", "--out", b.out}, kModel), b.index()), b.opts());
@@ -258,7 +234,7 @@ TEST(ReleasesBadInput, AnUnknownVersionNamesTheVersionsThereAndLeavesNothing) {
 }
 
 TEST(ReleasesBadInput, AWheelThatImportsAnotherTorchIsRefusedAndNotCached) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.13.0", 0, "2.12.0");
   auto r = wmbench(cat(cat({"releases", "2.13", "--out", b.out}, kModel), b.index()), b.opts());
@@ -270,7 +246,7 @@ TEST(ReleasesBadInput, AWheelThatImportsAnotherTorchIsRefusedAndNotCached) {
 }
 
 TEST(ReleasesBadInput, NoReachableIndexIsSaidWithWhatToDo) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   // A port nothing listens on: the connection is refused at once.
   auto r = wmbench(cat({"releases", "2.12", "--out", b.out, "--base-python", WMBENCH_TORCH_PYTHON, "--index-url",
@@ -314,7 +290,7 @@ TEST(ReleasesBadInput, AVersionThatIsNotOneIsRefusedBeforeAnythingRuns) {
 // Ctrl-C while an env is being made: exit 130, the half-made env removed. A second run that wants
 // the same env meanwhile waits at most its --lock-wait, then is refused (exit 2), naming who holds it.
 TEST(ReleasesBadInput, CtrlCDuringAnInstallLeavesNoHalfMadeEnvAndASecondRunIsRefusedMeanwhile) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.12.0");
   const std::string marker = b.t.path + "/in-venv";
@@ -348,7 +324,7 @@ TEST(ReleasesBadInput, CtrlCDuringAnInstallLeavesNoHalfMadeEnvAndASecondRunIsRef
 // A disk that fills while a wheel unpacks (a 16 MiB tmpfs as the cache, as root; the stand-in
 // carries 24 MiB of random bytes): said as such, exit 2, nothing left on it.
 TEST(ReleasesBadInput, ADiskThatFillsWhileAnEnvIsMadeIsSaidAndNothingIsLeft) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs as the cache";
   Bench b;
   b.wheel("2.12.0", 0, "", 24ull << 20);
@@ -408,7 +384,7 @@ TEST(ReleasesStandIns, PythonAndFillEntriesAreReleasesOrderedByTheTorchTheySay) 
 // DIR/bin/python REQ INDEX-OPTIONS...`, each an argv. A stand-in uv records its argv and does the
 // same with venv and pip (no uv here).
 TEST(ReleasesStandIns, UvOnPathMakesTheEnvWithTheIndexOptionsAsArgv) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.12.0");
   const std::string bin = b.t.path + "/bin", log = b.t.path + "/uv.log";
@@ -446,7 +422,7 @@ TEST(ReleasesStandIns, UvOnPathMakesTheEnvWithTheIndexOptionsAsArgv) {
 
 // A second run that wants the env another run is making waits for it (bounded), then uses it.
 TEST(ReleasesMessages, ASecondRunWaitsForTheEnvAnotherRunIsMakingThenUsesIt) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.12.0");
   const std::string marker = b.t.path + "/in-venv";
@@ -472,7 +448,7 @@ TEST(ReleasesMessages, ASecondRunWaitsForTheEnvAnotherRunIsMakingThenUsesIt) {
 
 // No wheel for this Python: said as such, with the Python's tag and --base-python (not "not in the index").
 TEST(ReleasesMessages, NoWheelForThisPythonNamesItsTagAndBasePython) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.12.0", 0, "", 0, {"--tag", "cp39-cp39-manylinux1_x86_64"});
   auto r = wmbench(cat(cat({"releases", "2.12", "--out", b.out}, kModel), b.index()), b.opts());
@@ -485,7 +461,7 @@ TEST(ReleasesMessages, NoWheelForThisPythonNamesItsTagAndBasePython) {
 
 // A cached env whose interpreter vanished (its base Python removed or upgraded): made again, saying why.
 TEST(ReleasesMessages, ACachedEnvWhoseInterpreterVanishedIsMadeAgain) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.12.0");
   const std::vector<std::string> args = cat(cat({"releases", "2.12", "--out", b.out, "--no-plots", "--only", "default"}, kModel), b.index());
@@ -504,7 +480,7 @@ TEST(ReleasesMessages, ACachedEnvWhoseInterpreterVanishedIsMadeAgain) {
 
 // The same release asked twice (2.12 and 2.12.0 are one torch here): one env, one run.
 TEST(ReleasesMessages, TheSameReleaseAskedTwiceMakesOneEnvAndOneRun) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.12.0");
   auto r = wmbench(cat(cat({"releases", "2.12", "2.12.0", "2.12", "--out", b.out, "--no-plots", "--only", "default"}, kModel), b.index()),
@@ -517,7 +493,7 @@ TEST(ReleasesMessages, TheSameReleaseAskedTwiceMakesOneEnvAndOneRun) {
 
 // --resume compares what each release ran under: another wheel of the same version is refused.
 TEST(ReleasesMessages, ResumeUnderAnotherWheelOfTheSameVersionIsRefused) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.11.0");
   b.wheel("2.13.0");
@@ -544,7 +520,7 @@ TEST(ReleasesMessages, ResumeUnderAnotherWheelOfTheSameVersionIsRefused) {
 // of every release before the first fill: a release that cannot run the device is refused before
 // any folder, not found after the ones before it ran.
 TEST(ReleasesMessages, AReleaseThatCannotRunTheDeviceIsRefusedBeforeAnyRun) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   if (run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"}).status == 0)
     GTEST_SKIP() << "this machine's torch has CUDA: the stand-ins (which load it) can run device cuda";
   Bench b;
@@ -564,7 +540,7 @@ TEST(ReleasesMessages, AReleaseThatCannotRunTheDeviceIsRefusedBeforeAnyRun) {
 // cache (release, torch, size, in use, leftovers); --prune keeps the versions named, removes the
 // rest and the leftovers, and never an env a run holds.
 TEST(ReleasesStandIns, PrepareOnlyMakesTheEnvsListEnvsShowsThemAndPruneKeepsWhatIsNamedOrHeld) {
-  SKIP_WITHOUT_VENV();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   b.wheel("2.11.0");
   b.wheel("2.12.0");

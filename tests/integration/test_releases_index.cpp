@@ -9,29 +9,12 @@
 
 #include "cli_util.h"
 #include "local_index.h"
+#include "standin_torch.h"
 
 using namespace wmbt;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string real_torch_init() {
-  static const std::string path = [] {
-    if (std::string(WMBENCH_TORCH_PYTHON).empty()) return std::string();
-    auto r = run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import torch; print(torch.__file__)"});
-    std::string s = r.out;
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    return r.status == 0 ? s : std::string();
-  }();
-  return path;
-}
-
-#define SKIP_WITHOUT_VENV_AND_TORCH()                                                            \
-  do {                                                                                           \
-    if (real_torch_init().empty()) GTEST_SKIP() << "no python3 with torch (stand-ins load it)"; \
-    if (run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import venv, pip"}).status != 0)                 \
-      GTEST_SKIP() << "no venv or pip in " << WMBENCH_TORCH_PYTHON;                            \
-  } while (0)
 
 // --with-envs: these tests are about the environments, which mps-model otherwise does without
 // (ReleasesIndex.OnTheModelNoEnvIsMade...).
@@ -90,7 +73,7 @@ struct Bench {
 // another (a CUDA index, 2.12.0+cu130), nor for another installer (a stand-in uv); a marker whose
 // identity was changed by hand makes the env be made again.
 TEST(ReleasesIndex, AnEnvIsReusedOnlyForTheSameIndexAndInstaller) {
-  SKIP_WITHOUT_VENV_AND_TORCH();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   LocalIndex cpu(WMBENCH_TORCH_PYTHON, b.t.path + "/cpu"), cuda(WMBENCH_TORCH_PYTHON, b.t.path + "/cu130");
   ASSERT_TRUE(cpu.ready() && cuda.ready()) << "python3 -m http.server did not start";
@@ -150,7 +133,7 @@ TEST(ReleasesIndex, AnEnvIsReusedOnlyForTheSameIndexAndInstaller) {
 // "2.12" is the newest 2.12.x of the day its env was made: when the index has a newer one now, the
 // run says so plainly (and which it uses), and --refresh takes it.
 TEST(ReleasesIndex, ANewerMatchingReleaseOnTheIndexIsSaid) {
-  SKIP_WITHOUT_VENV_AND_TORCH();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   LocalIndex idx(WMBENCH_TORCH_PYTHON, b.t.path + "/index");
   ASSERT_TRUE(idx.ready());
@@ -177,7 +160,7 @@ TEST(ReleasesIndex, ANewerMatchingReleaseOnTheIndexIsSaid) {
 // file names and sha256 and the index, in releases.json and provenance/<folder>.txt; the verdict
 // names what changed between neighbours; `wmbench check` verifies it and finds an edit.
 TEST(ReleasesIndex, EachReleaseRecordsItsPackagesWheelsAndIndexAndCheckVerifiesThem) {
-  SKIP_WITHOUT_VENV_AND_TORCH();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   LocalIndex idx(WMBENCH_TORCH_PYTHON, b.t.path + "/index");
   ASSERT_TRUE(idx.ready());
@@ -228,7 +211,7 @@ TEST(ReleasesIndex, EachReleaseRecordsItsPackagesWheelsAndIndexAndCheckVerifiesT
 // extra index, pip's rule (--index-strategy unsafe-best-match). A stand-in uv records its argv
 // (no uv here) and makes the env with venv and pip. --installer pip keeps uv out though it is on PATH.
 TEST(ReleasesIndex, InstallerUvIsGivenPipsIndexAndRuleAndInstallerPipLeavesUvOut) {
-  SKIP_WITHOUT_VENV_AND_TORCH();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   LocalIndex idx(WMBENCH_TORCH_PYTHON, b.t.path + "/index"), extra(WMBENCH_TORCH_PYTHON, b.t.path + "/extra");
   ASSERT_TRUE(idx.ready() && extra.ready());
@@ -302,7 +285,7 @@ TEST(ReleasesIndex, WithoutAGpuAndWithNoIndexChosenTheCpuWheelsAreTaken) {
 // side; an index serving another build than its name is refused; a resume under another root is
 // refused, naming it.
 TEST(ReleasesIndex, AVersionAtVariantComesFromPyTorchsIndexOfThatBuildAndChannel) {
-  SKIP_WITHOUT_VENV_AND_TORCH();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   LocalIndex whl(WMBENCH_TORCH_PYTHON, b.t.path + "/whl");
   ASSERT_TRUE(whl.ready());
@@ -355,7 +338,7 @@ TEST(ReleasesIndex, AVersionAtVariantComesFromPyTorchsIndexOfThatBuildAndChannel
 // record says so, `wmbench check` takes it, --prepare-only says it. A variant is checked against
 // the listed build. --with-envs makes the env (the tests above).
 TEST(ReleasesIndex, OnTheModelNoEnvIsMadeAndTheIndexSaysTheVersion) {
-  SKIP_WITHOUT_VENV_AND_TORCH();
+  SKIP_WITHOUT_STANDINS();
   Bench b;
   LocalIndex idx(WMBENCH_TORCH_PYTHON, b.t.path + "/index");
   ASSERT_TRUE(idx.ready());

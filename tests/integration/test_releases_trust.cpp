@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "cli_util.h"
+#include "standin_torch.h"
 
 using namespace wmbt;
 namespace fs = std::filesystem;
@@ -31,14 +32,6 @@ std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::
 std::string base_python() {
   static const std::string py = std::string(WMBENCH_TORCH_PYTHON).empty() ? find_on_path("python3") : WMBENCH_TORCH_PYTHON;
   return py;
-}
-
-std::string real_torch_init() {
-  if (std::string(WMBENCH_TORCH_PYTHON).empty()) return "";
-  auto r = run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import torch; print(torch.__file__)"});
-  std::string s = r.out;
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return r.status == 0 ? s : "";
 }
 
 struct Cache {
@@ -82,8 +75,7 @@ void chown_tree(const std::string& dir, uid_t uid) {
 // owns but every user can write (a case of the same class) neither; --refresh is named.
 TEST(ReleasesCacheTrust, ACachedEnvAnotherUserOwnsOrCanWriteIsNotRun) {
   SKIP_UNLESS_ROOT();
-  if (real_torch_init().empty()) GTEST_SKIP() << "no python3 with torch (the stand-in wheel loads it)";
-  if (run({WMBENCH_TORCH_PYTHON, "-I", "-c", "import venv, pip"}).status != 0) GTEST_SKIP() << "no venv or pip";
+  SKIP_WITHOUT_STANDINS();
   Cache c;
   const std::string wheels = c.t.path + "/wheels";
   auto w = run({WMBENCH_TORCH_PYTHON, "-I", std::string(WMBENCH_SOURCE_DIR) + "/tests/integration/standin_torch_wheel.py",

@@ -191,7 +191,7 @@ TEST(SignalsRound2, AFillChildsGrandchildIsStoppedAndNamedBeforeTheNextCell) {
   const std::string fill = script(t.path, "fill-with-grandchild",
                                   "#!/bin/sh\ncase \" $* \" in *\" --hello-only \"*) ;; *) sleep 600 & echo $! >> '" + pids +
                                       "';; esac\nexec '" + WMBENCH_FILL_BIN + "' \"$@\"\n");
-  const std::string sc = scenario(t.path, "two", R"({"name": "two", "device": "cpu", "step": "4MiB", "cap": "8MiB",
+  const std::string sc = scenario(t.path, "two", R"({"name": "two", "device": "mps-model", "step": "4MiB", "cap": "8MiB",
       "timeout": "60s", "matrix": [{"label": "a"}, {"label": "b"}]})");
   RunOpts o;
   o.set_env["WMBENCH_FILL"] = fill;

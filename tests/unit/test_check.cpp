@@ -1,5 +1,6 @@
 // `wmbench check`: every committed result folder passes; a tampered copy names each problem.
 #include <gtest/gtest.h>
+#include "../scratch_dir.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -27,8 +28,7 @@ std::string all(const CheckResult& r) {
 }
 
 std::string copy_of(const std::string& src) {
-  char t[] = "/tmp/wmbench-check-XXXXXX";
-  const std::string d = std::string(::mkdtemp(t)) + "/f";
+  const std::string d = wmbt_scratch::new_dir("check") + "/f";
   fs::copy(src, d, fs::copy_options::recursive);
   return d;
 }
@@ -126,8 +126,7 @@ TEST(Check, LinksFifosLeftoversAndForeignMachinesAreProblems) {
 TEST(Check, NotAFolderIsUnreadable) {
   EXPECT_TRUE(check_result_folder("/nonexistent/folder").unreadable);
   EXPECT_TRUE(check_result_folder("").unreadable);
-  char t[] = "/tmp/wmbench-check-XXXXXX";
-  EXPECT_TRUE(check_result_folder(::mkdtemp(t)).unreadable);
+  EXPECT_TRUE(check_result_folder(wmbt_scratch::new_dir("check")).unreadable);
   EXPECT_FALSE(parse_utc("2026-02-30T00:00:00Z"));
   EXPECT_TRUE(parse_utc("2026-11-29T19:16:55Z"));
 }

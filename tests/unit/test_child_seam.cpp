@@ -2,6 +2,7 @@
 // description; the flags every kind gets; the Python child's refusals (an interpreter that
 // cannot run, is not a Python, has no torch, or hangs), all through the no-shell spawner.
 #include <gtest/gtest.h>
+#include "../scratch_dir.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,10 +24,7 @@ using namespace wmb;
 
 namespace {
 
-std::string tmpdir() {
-  char t[] = "/tmp/wmbench-unit-XXXXXX";
-  return ::mkdtemp(t);
-}
+std::string tmpdir() { return wmbt_scratch::new_dir("unit"); }
 
 std::string script(const std::string& dir, const std::string& name, const std::string& body) {
   const std::string p = dir + "/" + name;

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include "../scratch_dir.h"
 
 #include <cmath>
 
@@ -31,10 +32,7 @@ ChildReport with_error(const std::string& text) {
   c.error_exception = "c10::Error";
   return c;
 }
-std::string tmpdir() {
-  char t[] = "/tmp/wmbench-test-XXXXXX";
-  return ::mkdtemp(t);
-}
+std::string tmpdir() { return wmbt_scratch::new_dir("test"); }
 }  // namespace
 
 TEST(Classify, EveryStopClass) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include "../scratch_dir.h"
 #include <nlohmann/json.hpp>
 
 #include "history/history.h"
@@ -340,8 +341,7 @@ TEST(History, AFolderWhoseSummarySaysMpsWhileMachineJsonSaysCpuIsRefusedNamingBo
 
   // A committed folder with run records, copied: a run record (and the summary with it) says cpu
   // while machine.json says mps-model. The record is named, and no summary-only fix is offered.
-  char t[] = "/tmp/wmbench-history-device-XXXXXX";
-  const fs::path tmp = ::mkdtemp(t);
+  const fs::path tmp = wmbt_scratch::new_dir("history-device");
   const fs::path d = tmp / "f";
   fs::copy(kResults + "/2026-11-29-mps-watermark", d, fs::copy_options::recursive);
   for (const std::string file : {"runs/01-default.json", "summary.json"}) {

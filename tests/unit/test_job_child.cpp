@@ -129,9 +129,9 @@ TEST(JobProgram, AMissingOrNonExecutableProgramIsRefusedAndNamed) {
   EXPECT_NE(refused({}).find("no command given"), std::string::npos);
   EXPECT_NE(refused({"/nonexistent/prog"}).find("/nonexistent/prog"), std::string::npos);
   EXPECT_NE(refused({"wmbench-no-such-program-xyz"}).find("not found"), std::string::npos);
-  char dir[] = "/tmp/wmbench-jobprog-XXXXXX";
-  ASSERT_TRUE(::mkdtemp(dir));
-  const std::string plain = std::string(dir) + "/script.sh";
+  const std::string dir = wmbt_scratch::new_dir("jobprog");
+  ASSERT_FALSE(dir.empty());
+  const std::string plain = dir + "/script.sh";
   std::ofstream(plain) << "#!/bin/sh\nexit 0\n";
   ::chmod(plain.c_str(), 0644);
   EXPECT_NE(refused({plain}).find("not executable"), std::string::npos) << refused({plain});

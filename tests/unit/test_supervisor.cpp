@@ -1,6 +1,7 @@
 // The supervisor loop with a real child (/bin/sleep) and a fake probe: a failing probe stops the
 // child (fail safe), a budget crossing stops it, and the trace records the stop.
 #include <gtest/gtest.h>
+#include "../scratch_dir.h"
 
 #include <signal.h>
 
@@ -59,8 +60,7 @@ TEST(Supervisor, ABudgetCrossingStopsTheChildAndTheTraceSaysSo) {
   ScriptedProbe probe;
   probe.cross_after = 0.3;
   SteadyClock clock;
-  char dir[] = "/tmp/wmbench-sup-XXXXXX";
-  const std::string trace_path = std::string(::mkdtemp(dir)) + "/t.jsonl";
+  const std::string trace_path = wmbt_scratch::new_dir("sup") + "/t.jsonl";
   TraceWriter trace(trace_path);
   SuperviseOptions o;
   o.guard.swap_budget = 1ull << 30;

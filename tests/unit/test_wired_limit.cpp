@@ -11,6 +11,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include "../scratch_dir.h"
 #include <nlohmann/json.hpp>
 
 #include "common/run_error.h"
@@ -52,8 +53,7 @@ class FakeSysctl final : public lever::Sysctl {
 struct LeverDirs {
   std::string root;
   LeverDirs() {
-    char t[] = "/tmp/wmbt-lever-XXXXXX";
-    root = ::mkdtemp(t);
+    root = wmbt_scratch::new_dir("lever");
     ::setenv(lever::kStateEnv, (root + "/state").c_str(), 1);
     std::filesystem::create_directories(root + "/folder");
   }

@@ -10,17 +10,15 @@
 #include <functional>
 #include <string>
 
+#include "../scratch_dir.h"
 #include "common/units.h"
 #include "results/run_record.h"
 
 namespace wmbt_unit {
 
-// A new empty folder under /tmp (mkdtemp): each test its own, so tests run in parallel.
-inline std::string tmpdir(const char* tag = "unit") {
-  std::string t = std::string("/tmp/wmbench-") + tag + "-XXXXXX";
-  const char* d = ::mkdtemp(t.data());
-  return d ? std::string(d) : std::string();
-}
+// A new empty folder under /tmp: each test its own, so tests run in parallel; removed when the test
+// passed (tests/scratch_dir.h).
+inline std::string tmpdir(const char* tag = "unit") { return wmbt_scratch::new_dir(tag); }
 inline void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 inline bool has(const std::string& s, const std::string& piece) { return s.find(piece) != std::string::npos; }
 // What f threw (its what()), or "" when it did not throw.
