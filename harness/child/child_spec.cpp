@@ -55,7 +55,7 @@ std::string chosen_child_kind(const ChildChoice& c) {
 std::unique_ptr<FillChild> choose_fill_child(const ChildChoice& c) {
   const std::string kind = chosen_child_kind(c);
   if (kind == "command") return command_fill_child(c.command);
-  if (kind == "native") return native_fill_child(c.fill_path);
+  if (kind == "native") return native_fill_child(c.fill_path, c.device);
   return python_fill_child(c.python, c.device);
 }
 

@@ -88,8 +88,9 @@ std::string apply_python_child_default(ChildChoice& c);
 // The same on the runner's options: runner/runner.h.
 
 // The kinds (child_native.cpp, child_python.cpp). python_fill_child probes the interpreter for
-// `device` (child_python.h probe_python).
-std::unique_ptr<FillChild> native_fill_child(const std::string& explicit_path);
+// `device` (child_python.h probe_python); native_fill_child asks wmbench-fill's hello for cpu, or for
+// mps-model when that is `device`.
+std::unique_ptr<FillChild> native_fill_child(const std::string& explicit_path, const std::string& device = "cpu");
 std::unique_ptr<FillChild> python_fill_child(const std::string& python, const std::string& device = "cpu");
 
 }  // namespace wmb

@@ -132,6 +132,36 @@ echo "{\"type\":\"hello\",\"pid\":1,\"torch_version\":\"1.13.1\",\"device\":\"$d
   EXPECT_EQ(starts(), 2);
 }
 
+// A run on the model asks the model for the probe's hello, not cpu (whose hello always starts
+// libtorch): one start, and the runs' device is the one it answered for. Other devices ask cpu,
+// which every wmbench-fill has (cuda and mps are checked by the runs themselves).
+TEST(ChildSeam, TheProbeOfARunOnTheModelAsksTheModelAndOtherDevicesAskCpu) {
+  const std::string t = tmpdir();
+  const std::string fill = script(t, "wmbench-fill", "echo \"$*\" >> " + t + R"(/argv
+dev=cpu; [ "$1" = --device ] && dev=$2
+echo "{\"type\":\"hello\",\"pid\":1,\"torch_version\":\"1.13.1\",\"device\":\"$dev\"}")");
+  const auto argv_lines = [&] {
+    std::ifstream in(t + "/argv");
+    std::vector<std::string> v;
+    for (std::string l; std::getline(in, l);) v.push_back(l);
+    return v;
+  };
+  auto model = native_fill_child(fill, "mps-model");
+  ASSERT_EQ(argv_lines().size(), 1u);
+  EXPECT_EQ(argv_lines()[0], "--device mps-model --step 4MiB --hello-only");
+  ASSERT_TRUE(fetch_child_hello(*model, "mps-model", 10, nullptr));
+  EXPECT_EQ(argv_lines().size(), 1u) << "the probe's hello was kept for the model";
+  for (const char* device : {"cpu", "cuda", "mps"}) {
+    native_fill_child(fill, device);
+    EXPECT_EQ(argv_lines().back(), "--device cpu --step 4MiB --hello-only") << device;
+  }
+  // A fill that cannot run the model is refused naming the command that was asked.
+  const std::string no_model = script(t, "cpu-only", R"(case "$*" in *mps-model*) exit 2;; esac
+echo '{"type":"hello","pid":1,"torch_version":"1.13.1","device":"cpu"}')");
+  const std::string why = refusal([&] { native_fill_child(no_model, "mps-model"); });
+  EXPECT_NE(why.find(no_model + " --device mps-model --hello-only"), std::string::npos) << why;
+}
+
 TEST(ChildSeam, FillFlagsAreTheProtocolsForEveryKind) {
   Scenario s = small_scenario();
   s.step_delay = 0.25;
