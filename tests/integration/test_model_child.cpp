@@ -36,6 +36,9 @@ Lines child(const std::vector<std::string>& args, const std::map<std::string, st
   o.set_env = env;
   o.unset_env = {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO"};
   for (const auto& [k, v] : env) o.unset_env.erase(std::remove(o.unset_env.begin(), o.unset_env.end(), k), o.unset_env.end());
+  // The model without libtorch (the same harness/fillbase/ code; FillHalves.* proves its lines equal
+  // to the libtorch half's) unless a test names the variable: no libtorch start a child (issue 44).
+  if (!env.count("WMBENCH_FILL_MODEL_WITHOUT_TORCH")) o.set_env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";
   o.timeout = 120;
   std::vector<std::string> argv = {WMBENCH_FILL_BIN, "--device", "mps-model"};
   argv.insert(argv.end(), args.begin(), args.end());

@@ -37,6 +37,9 @@ ChildOutcome run_model(const std::map<std::string, std::string>& env, const std:
   o.set_env = env;
   for (const char* k : {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO"})
     if (!env.count(k)) o.unset_env.push_back(k);
+  // The model without libtorch: the same checks of the variables (harness/fillbase/), whose lines
+  // FillHalves.* proves equal to the libtorch half's, without a libtorch start per child (issue 44).
+  o.set_env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";
   o.timeout = 60;
   std::vector<std::string> argv = {WMBENCH_FILL_BIN, "--device", "mps-model", "--step", "4MiB", "--cap", "4MiB",
                                    "--recommended-max", "1GiB"};
