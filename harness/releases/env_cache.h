@@ -34,6 +34,9 @@ struct IndexOptions {
   std::vector<std::pair<std::string, std::string>> args;
   std::vector<std::string> argv() const;  // flattened
   std::string describe() const;           // "PyPI (pip's default)" or the options as typed
+  // --no-index with --find-links that are all local folders (no "://"), and no index URL: pip can
+  // only read files here, so there is nothing to download.
+  bool local_only() const;
 };
 // Checks one value (not empty, not starting with '-', no control characters, < 4 KiB); a
 // --find-links path that is not a URL is made absolute (pip runs in "/"). Throws EnvError.

@@ -97,6 +97,9 @@ TEST(ReleasesStandIns, TwoReleasesOnTheModelGiveAFolderAChartAndExit0AndTheirEnv
   b.wheel("2.12.0");
   auto r = wmbench(cat(cat({"releases", "2.12", "2.11", "--out", b.out}, kModel), b.index()), b.opts());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
+  // A wheelhouse with --no-index: pip reads local files only, so no dry run is asked what it fetches.
+  EXPECT_TRUE(has(r.out, "to download for torch 2.12 (torch==2.12.*): nothing (--no-index: only the local --find-links folders)"))
+      << r.out;
   const std::string dir = b.only_releases_dir();
   ASSERT_FALSE(dir.empty()) << r.out;
   EXPECT_NE(dir.find("-releases-mps-watermark"), std::string::npos) << dir;

@@ -157,6 +157,22 @@ TEST(ReleaseInstallFailures, IndexValuesAreArgvElementsPipCannotMisread) {
   IndexOptions o;
   o.args = {{"--find-links", "/w"}, {"--no-index", ""}};
   EXPECT_EQ(o.argv(), (std::vector<std::string>{"--find-links", "/w", "--no-index"}));
+  // Nothing to download (no dry run asked) only where pip can read nothing but local folders.
+  EXPECT_TRUE(o.local_only());
+  o.args = {{"--find-links", "/w"}, {"--find-links", "/v"}, {"--no-index", ""}};
+  EXPECT_TRUE(o.local_only());
+  const std::vector<std::vector<std::pair<std::string, std::string>>> may_download = {
+      {},                                                                      // pip's default index
+      {{"--find-links", "/w"}},                                                // and the default index
+      {{"--no-index", ""}},                                                    // no source at all: pip says so
+      {{"--find-links", "https://x/whl.html"}, {"--no-index", ""}},             // a page of links
+      {{"--find-links", "/w"}, {"--no-index", ""}, {"--extra-index-url", "http://i/simple"}},
+      {{"--index-url", "https://download.pytorch.org/whl/cpu"}},
+  };
+  for (const auto& a : may_download) {
+    o.args = a;
+    EXPECT_FALSE(o.local_only()) << o.describe();
+  }
 }
 
 // Issue 45, items 5 and 7: no wheel for this Python names its tag and --base-python; uv's own texts,
