@@ -8,6 +8,7 @@
 
 #include "io/files.h"
 #include "readback/package_freeze.h"
+#include "io/utf8.h"
 
 namespace wmb {
 namespace {
@@ -80,7 +81,7 @@ void check_provenance(const Folder& f, const nlohmann::json& r, const std::strin
     for (const auto& w : p["wheels"]) {
       const std::string file = w.is_object() ? str(w, "file") : "";
       if (file.empty() || file.find('/') != std::string::npos)
-        out.problems.push_back(fmt::format("{}: provenance: a wheel without a file name ({})", where, w.dump().substr(0, 200)));
+        out.problems.push_back(fmt::format("{}: provenance: a wheel without a file name ({})", where, std::string(utf8_prefix(w.dump(), 200))));
       else if (w.contains("sha256") && !w["sha256"].is_null() && !(w["sha256"].is_string() && hex64(w["sha256"])))
         out.problems.push_back(fmt::format("{}: provenance: wheel {}: sha256 is not 64 hex digits", where, file));
       else if (str(w, "name") == "torch" && !torch.empty() && str(w, "version") != torch)

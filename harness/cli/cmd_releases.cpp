@@ -23,6 +23,7 @@
 #include "job/main_job.h"
 #include "job/run_input.h"
 #include "common/limits.h"
+#include "io/utf8.h"
 
 namespace wmb::cli {
 namespace {
@@ -102,7 +103,7 @@ int releases_command(const ReleasesArgs& a) {
         bool variants = false;
         for (const auto& v : a.versions) {
           if (const std::string why = releases::request_problem(v); !why.empty())
-            throw RunInputError(fmt::format("release \"{}{}\": {}", v.substr(0, 96), v.size() > 96 ? "..." : "", why));
+            throw RunInputError(fmt::format("release \"{}{}\": {}", utf8_prefix(v, 96), v.size() > 96 ? "..." : "", why));
           variants = variants || releases::parse_request(v).has_variant();
           o.entries.push_back({"version", v});
         }

@@ -25,6 +25,7 @@
 #include "common/units.h"
 #include "results/run_record.h"
 #include "results/summary_stream.h"
+#include "io/utf8.h"
 
 namespace wmb::compare {
 
@@ -102,7 +103,7 @@ SideInfo side_info(const ResultFolder& f) {
   std::string started = string_field(machine, "started_utc");
   if (started.empty() && !sum["runs"].empty()) started = string_field(sum["runs"][0], "started_utc");
   if (started.size() >= 10) {
-    s.date = started.substr(0, 10);
+    s.date = std::string(utf8_prefix(started, 10));
   } else {
     // results/YYYY-MM-DD-<scenario>: the folder name carries the date.
     fs::path p = fs::path(f.path).lexically_normal();
@@ -110,7 +111,7 @@ SideInfo side_info(const ResultFolder& f) {
     const std::string name = p.filename().string();
     const bool dated = name.size() >= 10 && std::isdigit(static_cast<unsigned char>(name[0])) && name[4] == '-' &&
                        name[7] == '-';
-    s.date = dated ? name.substr(0, 10) : "?";
+    s.date = dated ? std::string(utf8_prefix(name, 10)) : "?";
   }
   s.runs = static_cast<int>(sum["runs"].size());
   if (auto it = sum.find("not_run"); it != sum.end() && it->is_array()) s.not_run = static_cast<int>(it->size());

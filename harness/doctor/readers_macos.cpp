@@ -24,6 +24,7 @@
 #include "doctor/readers.h"
 #include "host/metal_device.h"
 #include "tools/short_command.h"
+#include "io/utf8.h"
 
 namespace wmb::doctor {
 namespace {
@@ -48,7 +49,7 @@ std::optional<SwapFigures> sysctl_text_swap(std::string* error) {
     return std::nullopt;
   }
   auto f = parse_swapusage_text(out.out);
-  if (!f) *error = "/usr/sbin/sysctl vm.swapusage printed another shape: " + out.out.substr(0, 200);
+  if (!f) *error = "/usr/sbin/sysctl vm.swapusage printed another shape: " + std::string(utf8_prefix(out.out, 200));
   return f;
 }
 

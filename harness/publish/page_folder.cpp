@@ -7,6 +7,7 @@
 #include "common/units.h"
 #include "publish/html.h"
 #include "publish/pages.h"
+#include "io/utf8.h"
 
 namespace wmb::publish {
 
@@ -49,7 +50,7 @@ std::string runs_table(const Report& rep) {
     if (!r.detail.empty()) who += " " + html_escape(r.detail);
     if (r.error_text && !r.error_text->empty()) {
       std::string t = *r.error_text;
-      if (t.size() > 4000) t = t.substr(0, 4000) + "...";
+      if (t.size() > 4000) t = std::string(utf8_prefix(t, 4000)) + "...";
       who += fmt::format("<details><summary>error text</summary><pre>{}</pre></details>", html_escape(t));
     }
     b += fmt::format(

@@ -30,6 +30,7 @@
 #include "tools/python_isolated.h"
 #include "tools/short_command.h"
 #include "spawn/process.h"
+#include "io/utf8.h"
 
 namespace wmb::releases {
 namespace fs = std::filesystem;
@@ -196,7 +197,7 @@ std::vector<std::string> index_variables(const std::string& installer) {
                                     "UV_NO_INDEX", "UV_INDEX_STRATEGY", "UV_TORCH_BACKEND", "UV_PRERELEASE"};
   std::vector<std::string> v;
   auto add = [&](const char* n) {
-    if (const char* val = std::getenv(n); val && *val) v.push_back(fmt::format("{}={}", n, std::string(val).substr(0, 4096)));
+    if (const char* val = std::getenv(n); val && *val) v.push_back(fmt::format("{}={}", n, std::string(utf8_prefix(val, 4096))));
   };
   for (const char* n : kPip) add(n);  // uv is given pip's as its own options (uv_index_args)
   if (installer == "uv")
@@ -238,7 +239,7 @@ std::vector<std::string> EnvCache::pip_index_config() const {
     const std::string line = r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
     for (const char* k : {"index-url", "extra-index-url", "find-links", "no-index", ".pre="})
       if (line.find(k) != std::string::npos) {
-        v.push_back(line.substr(0, 4096));
+        v.push_back(std::string(utf8_prefix(line, 4096)));
         break;
       }
     if (nl == std::string::npos) break;

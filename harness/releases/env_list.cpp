@@ -17,6 +17,7 @@
 #include "io/terminal_text.h"
 #include "io/text_table.h"
 #include "releases/env_cache.h"
+#include "io/utf8.h"
 
 namespace wmb::releases {
 namespace fs = std::filesystem;
@@ -64,7 +65,7 @@ bool held_by_a_run(const std::string& root, const std::string& key) {
 }
 
 std::string text_of(const nlohmann::json& m, const char* k) {
-  return m.contains(k) && m[k].is_string() ? escape_controls_line(m[k].get<std::string>().substr(0, 200)) : "";
+  return m.contains(k) && m[k].is_string() ? escape_controls_line(std::string(utf8_prefix(m[k].get<std::string>(), 200))) : "";
 }
 
 void check_root(const std::string& root) {

@@ -14,6 +14,7 @@
 #include "child/child_spec.h"
 #include "tools/locate.h"
 #include "common/run_error.h"
+#include "io/utf8.h"
 
 namespace wmb::releases {
 namespace {
@@ -149,9 +150,9 @@ Release from_fill(const std::string& given, const std::string& device, std::ostr
   if (!h.hello || !h.hello->is_object() || !(*h.hello)["torch_version"].is_string())
     throw EnvError(fmt::format("--fill {}: it did not say its torch version ({})", given, h.error));
   r.fill = given;
-  r.torch_version = (*h.hello)["torch_version"].get<std::string>().substr(0, 64);
+  r.torch_version = std::string(utf8_prefix((*h.hello)["torch_version"].get<std::string>(), 64));
   if (h.hello->contains("torch_library") && (*h.hello)["torch_library"].is_string())
-    r.torch_file = (*h.hello)["torch_library"].get<std::string>().substr(0, 4096);
+    r.torch_file = std::string(utf8_prefix((*h.hello)["torch_library"].get<std::string>(), 4096));
   out << fmt::format("  --fill {}: torch {} ({})\n", given, r.torch_version, r.torch_file);
   return r;
 }

@@ -13,6 +13,7 @@
 #include "tools/python_isolated.h"
 #include "tools/short_command.h"
 #include "spawn/process.h"
+#include "io/utf8.h"
 
 namespace wmb::releases {
 namespace {
@@ -68,7 +69,7 @@ nlohmann::json wheels_from_report(const nlohmann::json& report) {
     nlohmann::json w = {{"name", md.is_object() ? md.value("name", "") : ""},
                         {"version", md.is_object() ? md.value("version", "") : ""},
                         {"file", url.substr(url.find_last_of('/') == std::string::npos ? 0 : url.find_last_of('/') + 1)},
-                        {"url", url.substr(0, 4096)},
+                        {"url", std::string(utf8_prefix(url, 4096))},
                         {"sha256", nullptr}};
     const nlohmann::json ai = di.is_object() ? di.value("archive_info", nlohmann::json::object()) : nlohmann::json::object();
     if (ai.is_object() && ai.contains("hashes") && ai["hashes"].is_object() && ai["hashes"].contains("sha256") &&

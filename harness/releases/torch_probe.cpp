@@ -8,6 +8,7 @@
 #include "tools/python_isolated.h"
 #include "tools/short_command.h"
 #include "spawn/process.h"
+#include "io/utf8.h"
 
 namespace wmb::releases {
 namespace {
@@ -45,7 +46,7 @@ std::string text_of(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_string()) return "";
   const std::string s = it->get<std::string>();
-  return s.size() > 4096 ? s.substr(0, 4096) : s;
+  return std::string(utf8_prefix(s, 4096));
 }
 
 std::string last_line(const std::string& s) {

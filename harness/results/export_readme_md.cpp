@@ -14,6 +14,7 @@
 #include "common/units.h"
 #include "mpsmodel/revision.h"
 #include "results/report.h"
+#include "io/utf8.h"
 
 namespace wmb {
 namespace {
@@ -115,7 +116,7 @@ class ReadmeMd : public Exporter {
     const auto& m = r.machine;
     // Every value from machine.json or scenario.json is others' text: through md_escape/md_code.
     std::string out = fmt::format("# {}: {}\n\n", md_escape(r.scenario.value("name", "wmbench")),
-                                  md_escape(m.value("started_utc", "").substr(0, 10)));
+                                  md_escape(std::string(utf8_prefix(m.value("started_utc", ""), 10))));
     if (!r.scenario.value("description", std::string()).empty())
       out += md_escape(r.scenario.value("description", std::string())) + "\n\n";
     out += "## Setup\n\n";

@@ -13,6 +13,7 @@
 #include "common/units.h"
 #include "mpsmodel/revision.h"
 #include "results/report.h"
+#include "io/utf8.h"
 
 namespace wmb {
 namespace {
@@ -35,7 +36,7 @@ std::string who_cell(const RunRecord& r) {
   if (r.stopped_by == "config") {
     std::string t = r.error_text.value_or(r.detail);
     t = t.substr(0, t.find('\n'));
-    if (t.size() > 80) t = t.substr(0, 77) + "...";
+    if (t.size() > 80) t = std::string(utf8_prefix(t, 77)) + "...";
     return fmt::format("config: {}", t);
   }
   if (r.stopped_by == "exited" && r.exit_code) return fmt::format("exited ({})", *r.exit_code);

@@ -393,3 +393,22 @@ TEST(ClassifyHostile, AnAbortOrSegfaultIsTheChildsOwnCrashNotAKillFromOutside) {
   EXPECT_EQ(c.stopped_by, "crash");
   EXPECT_TRUE(has(c.detail, "ran out of memory it could map")) << c.detail;
 }
+
+// Found by fuzz_folder (CI, 2026-12-05): a started_utc whose 10th byte is inside a character made
+// README.md's title ill-formed UTF-8 (a byte cut). Every cut of others' text for show is made
+// between characters (utf8_prefix): the title's date, a config error in the table's "who" cell.
+TEST(HostileInput, TextCutForShowIsCutBetweenCharacters) {
+  Report rep;
+  rep.machine = {{"started_utc", "2026-11\xd3\xbe\xc6\xa3" "19:25:03Z"}, {"device", "cpu"}};
+  RunRecord r;
+  r.index = 1;
+  r.label = "a";
+  r.stopped_by = "config";
+  r.error_text = std::string(76, 'x') + "\xe2\x82\xac" + std::string(10, 'y');  // the euro sign across byte 77
+  rep.runs = {r};
+  for (const auto& e : all_exporters()) {
+    const std::string out = e->render(rep);
+    EXPECT_TRUE(utf8_valid(out)) << e->file_name() << ":\n" << out;
+  }
+  EXPECT_NE(make_table_exporter()->render(rep).find("config: " + std::string(76, 'x') + "..."), std::string::npos);
+}
