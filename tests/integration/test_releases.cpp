@@ -46,9 +46,7 @@ struct Bench {
     o.set_env["PIP_RETRIES"] = "1";  // one retry: pip says why it could not connect only when it retries
     o.unset_env = {"PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX", "WMBENCH_PYTHON_CHILD"};
     o.set_env["PATH"] = path_without_uv();  // the installer chosen here: pip (no uv), on every machine
-    // The model child without libtorch (its lines are the libtorch model's: FillHalves.*): these
-    // tests are about releases, not about the child's half.
-    o.set_env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";
+    // The model child runs without libtorch: cli_util.h's wmbench() sets that for every test.
     return o;
   }
   // The offline wheelhouse, and the interpreter that makes the envs.

@@ -45,7 +45,6 @@ struct Bench {
     o.set_env["XDG_CACHE_HOME"] = cache;
     o.set_env["PIP_CONFIG_FILE"] = "/dev/null";
     o.set_env["PATH"] = path_without_uv();  // no uv: pip's path, on every machine
-    o.set_env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";  // the model child without libtorch (FillHalves.*)
     o.unset_env = {"PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_NO_INDEX", "WMBENCH_PYTHON_CHILD"};
     return o;
   }
