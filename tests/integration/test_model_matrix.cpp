@@ -1,5 +1,8 @@
 // The README's main command off a Mac: `wmbench run` with no arguments, as root with swap, runs the
-// watermark matrix on mps-model in a 2 GiB sandbox and must reproduce the write-up's pattern.
+// watermark matrix on mps-model in a sandbox (2 GiB unless --ram-limit) and must reproduce the
+// write-up's pattern. Here in a 1 GiB one (--ram-limit 1GiB, its only argument): the same code and
+// the same pattern in 20 s instead of 32 s of a run that has the machine to itself (issue 44). The
+// 2 GiB default itself runs in CI's stage 6 (scripts/main.sh) and on every user's first run.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -12,19 +15,19 @@ using namespace wmbt;
 
 TEST(ModelMatrixExclusive, MainCommandReproducesTheWriteUpsPatternInASandbox) {
   // Under ASan (kUnderAsan; CI's stage 2) the sanitizer's own memory (shadow, allocator metadata,
-  // quarantine) is resident in the same 2 GiB beside the 1728 MiB the 0.8 cell holds, so the
+  // quarantine) is resident in the sandbox beside what the 0.8 cell holds (1728 MiB of 2 GiB), so the
   // arithmetic this test proves does not hold there: the 0.8 cell swapped 131 MiB with ASan's default
   // quarantine and 52 MiB with 16 MiB (58861b9, the 2-core VM, 2026-12-04), and 18 MiB with none (the
   // grading CI of 0177a29, stage 2). Stage 1 runs it unsanitized; under the sanitizers `wmbench run`
   // on the model runs in integration.Scenarios.* and integration.Runner.*.
   if (kUnderAsan) GTEST_SKIP() << "under ASan the sanitizer's own memory shares the 2 GiB sandbox; stage 1 runs this test unsanitized";
-  // The 2 GiB sandbox is a memory cgroup, and the guard reads swap.
+  // The sandbox is a memory cgroup, and the guard reads swap.
   if (auto why = real_swap_skip_reason(1ull << 30); !why.empty()) GTEST_SKIP() << why;
   const std::string t = tmpdir();
   RunOpts o;
   o.set_env["WMBENCH_FILL"] = WMBENCH_FILL_BIN;
   o.timeout = 900;
-  auto r = run({WMBENCH_BIN, "run", "--out", t, "--no-plots"}, o);
+  auto r = run({WMBENCH_BIN, "run", "--ram-limit", "1GiB", "--out", t, "--no-plots"}, o);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("MODEL of the MPS allocator"), std::string::npos) << "says plainly that this is a model";
   const std::string dir = only_result_dir(t);
