@@ -546,17 +546,34 @@ void EnvCache::run_step(const std::vector<std::string>& argv, const std::string&
                              log));
 }
 
-bool EnvCache::base_pip_takes_python() {
-  if (base_pip_checked_) return base_pip_python_;
+const std::string& EnvCache::base_pip_runner() {
+  if (base_pip_checked_) return base_pip_runner_;
   base_pip_checked_ = true;
   // pip's version from its package alone ("pip 23.0.1"): half a second, where `-m pip --version`
-  // loads pip's whole command line first (a second; twice per releases run with `pip config`).
-  const CommandOutput r = run_short_command(isolated_python_argv(base_.path, {"-c", "import pip; print('pip ' + pip.__version__)"}),
-                                            60, "/dev/null", isolated_python_env(current_environment()), kPythonCwd);
+  // loads pip's whole command line first (a second; twice per releases run with `pip config`). And
+  // the file pip's --python runs, as pip 22.3+ finds it (src/pip/_internal/build_env.py,
+  // get_runnable_pip: `source = pathlib.Path(pip_location).resolve().parent` ...
+  // `return os.fsdecode(source / "__pip-runner__.py")`, "" when that is not a folder: a zipped pip).
+  constexpr const char* kAsk =
+      "import os, pip\n"
+      "print('pip ' + pip.__version__)\n"
+      "d = os.path.dirname(os.path.realpath(pip.__file__))\n"
+      "print(os.path.join(d, '__pip-runner__.py') if os.path.isdir(d) else '')\n";
+  const CommandOutput r = run_short_command(isolated_python_argv(base_.path, {"-c", kAsk}), 60, "/dev/null",
+                                            isolated_python_env(current_environment()), kPythonCwd);
   int major = 0, minor = 0;
-  if (r.ok() && std::sscanf(r.out.c_str(), "pip %d.%d", &major, &minor) == 2)
-    base_pip_python_ = major > 22 || (major == 22 && minor >= 3);
-  return base_pip_python_;
+  if (!r.ok() || std::sscanf(r.out.c_str(), "pip %d.%d", &major, &minor) != 2 || !(major > 22 || (major == 22 && minor >= 3)))
+    return base_pip_runner_;  // "": no pip, or one older than --python
+  base_pip_runner_ = "--python";
+  const size_t nl = r.out.find('\n');
+  std::string runner = nl == std::string::npos ? "" : r.out.substr(nl + 1);
+  while (!runner.empty() && (runner.back() == '\n' || runner.back() == '\r')) runner.pop_back();
+  struct stat st {};
+  // An absolute path to a plain file (not a link: realpath above resolved the folder), whole and short.
+  if (runner.size() > 1 && runner.size() < 4096 && runner[0] == '/' && runner.find('\n') == std::string::npos &&
+      runner.find('\0') == std::string::npos && ::lstat(runner.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    base_pip_runner_ = runner;
+  return base_pip_runner_;
 }
 
 namespace {
@@ -700,7 +717,7 @@ void EnvCache::say_download_size(const std::vector<std::string>& pip_argv, const
   const std::string report = tmp + "/wmbench-dry-run.json";
   std::vector<std::string> a = pip_argv;
   a.insert(a.end(), {"--dry-run", "--quiet", "--report", report});
-  const CommandOutput r = run_short_command(isolated_python_argv(base_.path, a), 300, "/dev/null",
+  const CommandOutput r = run_short_command(a, 300, "/dev/null",
                                             isolated_python_env(current_environment()), kPythonCwd);
   if (!r.ok() || !lexists(report)) {
     out_ << fmt::format("  the download size of {} could not be asked first (pip --dry-run: {})\n", what, r.failure());
@@ -733,16 +750,23 @@ TorchFacts EnvCache::make(const std::string& key, const std::string& version, co
     std::vector<std::string> pip = {"install", "--disable-pip-version-check", "--no-input", req};
     const auto idx = index_.argv();
     pip.insert(pip.end(), idx.begin(), idx.end());
-    if (base_pip_takes_python()) {
+    const std::string& runner = base_pip_runner();
+    if (!runner.empty()) {
       // The base interpreter's own pip installs into the env (pip 22.3+: --python): the env needs
       // no pip of its own, which saves ensurepip's copy of pip (seconds, ~20 MB) per env.
       run_step(isolated_python_argv(base_.path, {"-m", "venv", "--without-pip", tmp}), log, tmp, what,
                fmt::format("{} -m venv", base_.path));
-      pip.insert(pip.begin(), {"-m", "pip", "--python", py});
-      say_download_size(pip, tmp, what);
+      // What `pip --python PY` runs (src/pip/_internal/cli/main_parser.py: `pip_cmd = [interpreter,
+      // get_runnable_pip()]`, `pip_cmd.extend(args)`, `subprocess.run(pip_cmd)`), run here directly:
+      // the same pip in the env's python, without first starting the base python to start it (half
+      // a second of CPU per pip call). Only a pip without that file is asked through --python.
+      std::vector<std::string> argv =
+          runner == "--python" ? isolated_python_argv(base_.path, {"-m", "pip", "--python", py}) : isolated_python_argv(py, {runner});
+      argv.insert(argv.end(), pip.begin(), pip.end());
+      say_download_size(argv, tmp, what);
       // What was installed, each wheel's file and sha256 (pip 22.2+'s report), kept in the marker.
-      pip.insert(pip.end(), {"--report", tmp + "/" + kReport});
-      run_step(isolated_python_argv(base_.path, pip), log, tmp, what, "pip install " + req);
+      argv.insert(argv.end(), {"--report", tmp + "/" + kReport});
+      run_step(argv, log, tmp, what, "pip install " + req);
     } else {
       run_step(isolated_python_argv(base_.path, {"-m", "venv", tmp}), log, tmp, what, fmt::format("{} -m venv", base_.path));
       pip.insert(pip.begin(), {"-m", "pip"});

@@ -140,7 +140,10 @@ class EnvCache {
 
  private:
   int lock_file(const std::string& key);
-  bool base_pip_takes_python();  // the base's pip is 22.3+ (pip --python ENV_PYTHON install ...)
+  // How the base's pip installs into an env without a pip of its own (pip 22.3+): its runner file
+  // (pip/__pip-runner__.py) run by the env's python, or "--python" when it has none; "" for an
+  // older pip (the env gets ensurepip's copy of pip).
+  const std::string& base_pip_runner();
   // Makes the env in a temporary folder, checks its torch, moves it into place; returns what the
   // check found, its paths moved with the env (no second import of torch: seconds per env).
   TorchFacts make(const std::string& key, const std::string& version, const std::string& final_dir);
@@ -162,7 +165,8 @@ class EnvCache {
   std::vector<std::unique_ptr<EnvCache>> siblings_;  // for_index()
   mutable std::vector<std::string> pip_config_;
   double lock_wait_s_ = 1800;  // pip_index_config(), asked once
-  bool base_pip_checked_ = false, base_pip_python_ = false;
+  bool base_pip_checked_ = false;
+  std::string base_pip_runner_;
 };
 
 }  // namespace wmb::releases

@@ -492,6 +492,37 @@ TEST(ReleasesMessages, TheSameReleaseAskedTwiceMakesOneEnvAndOneRun) {
   EXPECT_TRUE(has(r.out, "release 2.12.0: the same as 2.12 (torch 2.12.0)")) << r.out;
 }
 
+// pip installs into a new env as `pip --python ENV_PY` would, but started in the env's python
+// directly (pip's __pip-runner__.py, as the base python names it): the base python is not asked
+// for a `-m pip --python` install. A runner answer that is not an absolute plain file (here a link
+// to the real one) is not run: that pip is asked through --python, and the env is made the same.
+TEST(ReleasesMessages, PipRunsInTheEnvsPythonThroughItsRunnerAndAnUnusableRunnerAnswerFallsBackToPython) {
+  SKIP_WITHOUT_STANDINS();
+  for (const bool lie : {false, true}) {
+    SCOPED_TRACE(lie ? "a link as the runner" : "the runner as pip names it");
+    Bench b;
+    b.wheel("2.12.0");
+    const std::string log = b.t.path + "/base-python.log", link = b.t.path + "/runner-link.py";
+    const std::string real = WMBENCH_TORCH_PYTHON;
+    // The base python: logs each call, and (lie) answers wmbench's pip question with a link.
+    const std::string py = script(
+        b.t.path, "base-python",
+        "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log + "\ncase \"$*\" in *__pip-runner__*)\n" +
+            (lie ? "  r=$(" + real + " \"$@\") || exit 1\n  ln -sf \"$(printf '%s\\n' \"$r\" | tail -n 1)\" " + link +
+                       "\n  printf '%s\\n' \"$r\" | head -n 1\n  echo " + link + "\n  exit 0;;\n"
+                 : std::string("  ;;\n")) +
+            "esac\nexec " + real + " \"$@\"\n");
+    auto r = wmbench(cat({"releases", "2.12", "--prepare-only", "--base-python", py, "--find-links", b.wheels, "--no-index"}, kModel),
+                     b.opts());
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    ASSERT_EQ(b.env_dirs().size(), 1u) << r.out;
+    const std::string calls = slurp(log);
+    EXPECT_TRUE(has(calls, "__pip-runner__")) << calls;
+    EXPECT_EQ(has(calls, "-m pip --python"), lie) << calls;
+    if (lie) EXPECT_TRUE(fs::is_symlink(link)) << "the link was planted: " << calls;
+  }
+}
+
 // --resume compares what each release ran under: another wheel of the same version is refused.
 TEST(ReleasesMessages, ResumeUnderAnotherWheelOfTheSameVersionIsRefused) {
   SKIP_WITHOUT_STANDINS();
