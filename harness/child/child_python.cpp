@@ -101,10 +101,16 @@ std::string torch_too_old_for(const PythonFacts& f, const std::string& device) {
   return "";
 }
 
+namespace {
+void refuse_too_old(const PythonFacts& f, const std::string& given, const std::string& device) {
+  const std::string why = torch_too_old_for(f, device);
+  if (!why.empty()) throw RunRefused(fmt::format("--python {}: {}; give an interpreter with a newer torch", given, why));
+}
+}  // namespace
+
 PythonFacts probe_python(const std::string& python, const std::string& device, double timeout_s) {
   PythonFacts f = probe_python(python, timeout_s);
-  const std::string why = torch_too_old_for(f, device);
-  if (!why.empty()) throw RunRefused(fmt::format("--python {}: {}; give an interpreter with a newer torch", python, why));
+  refuse_too_old(f, python, device);
   return f;
 }
 
@@ -131,13 +137,23 @@ PythonFacts probe_python(const std::string& python, double timeout_s) {
   return f;
 }
 
-std::unique_ptr<FillChild> python_fill_child(const std::string& python, const std::string& device) {
-  PythonFacts py = probe_python(python, device, kProbeTimeout);
+namespace {
+std::unique_ptr<FillChild> child_for(PythonFacts py) {
   const std::string script = absolute_for_child(find_pyfill());
   if (script.empty())
     throw RunRefused("--python: wmbench_fill.py was not found next to wmbench (build/wmbench_fill.py) nor in the "
                      "source tree (harness/pyfill/wmbench_fill.py); set WMBENCH_PYFILL to its path");
   return std::make_unique<PythonFillChild>(std::move(py), script);
+}
+}  // namespace
+
+std::unique_ptr<FillChild> python_fill_child(const std::string& python, const std::string& device) {
+  return child_for(probe_python(python, device, kProbeTimeout));
+}
+
+std::unique_ptr<FillChild> python_fill_child(PythonFacts known, const std::string& device) {
+  refuse_too_old(known, known.path, device);
+  return child_for(std::move(known));
 }
 
 }  // namespace wmb

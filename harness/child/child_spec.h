@@ -92,5 +92,9 @@ std::string apply_python_child_default(ChildChoice& c);
 // mps-model when that is `device`.
 std::unique_ptr<FillChild> native_fill_child(const std::string& explicit_path, const std::string& device = "cpu");
 std::unique_ptr<FillChild> python_fill_child(const std::string& python, const std::string& device = "cpu");
+// The same for an interpreter whose facts were asked already (releases/torch_probe.cpp asks them
+// with the rest of what it imports): the same refusals, without a second `import torch`.
+struct PythonFacts;
+std::unique_ptr<FillChild> python_fill_child(PythonFacts known, const std::string& device);
 
 }  // namespace wmb

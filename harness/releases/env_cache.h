@@ -54,6 +54,9 @@ struct TorchFacts {
   std::string cuda;            // torch.version.cuda ("" for a build without CUDA)
   std::string platform;        // sys.platform: "linux", "darwin"
   std::string cuda_available, mps_available;  // "1", "0", "0: Error: why" (the call raised), "" (not asked)
+  // What the Python child's mps device needs (child_python.h's PythonFacts, asked the same way):
+  // torch.backends.mps, and torch.mps with current_allocated_memory. False when not said.
+  bool has_backends_mps = false, has_torch_mps = false;
   // "" when this torch can run `device` (cuda, mps; any other: ""), else why not, naming the call.
   std::string unavailable(const std::string& device) const;
   // The build: the local part of the version ("cpu", "cu130"), else "cu<digits>" for a CUDA

@@ -25,10 +25,19 @@ bool refresh_asked(const ReleasesOptions& o, const std::string& version) {
 }
 
 // The Python child is checked for the scenario's device as `run` would check it (torch too old
-// for mps, no wmbench_fill.py), so that a release that cannot run is refused now, not half-way.
-void check_python_child(const std::string& python, const std::string& device) {
+// for mps, no wmbench_fill.py), so that a release that cannot run is refused now, not half-way:
+// from what the release's probe found (probe_torch asks what the child's probe asks), not by
+// importing torch again (1.5-3 s a release). `run` asks the interpreter again before its fill.
+void check_python_child(const Release& r, const std::string& device) {
+  PythonFacts f;
+  f.path = r.python;
+  f.version = r.python_version;
+  f.torch_version = r.torch_version;
+  f.torch_file = r.torch_file;
+  f.has_backends_mps = r.facts.has_backends_mps;
+  f.has_torch_mps = r.facts.has_torch_mps;
   try {
-    (void)python_fill_child(python, device);
+    (void)python_fill_child(std::move(f), device);
   } catch (const RunRefused& e) {
     throw EnvError(e.what(), e.exit_code);
   }
@@ -191,7 +200,7 @@ std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache,
     }
     Release& r = rs.back();
     if (!model && r.entry.kind != "fill") {
-      check_python_child(r.python, device);
+      check_python_child(r, device);
       // Asked of every release before the first fill: a release that cannot run the device is
       // refused now, not found after the ones before it ran.
       if (const std::string why = r.facts.unavailable(device); !why.empty())

@@ -27,6 +27,10 @@ constexpr const char* kTorchProbe =
     "    out['file'] = str(getattr(torch, '__file__', '') or '')\n"
     "    out['cuda'] = str(getattr(getattr(torch, 'version', None), 'cuda', '') or '')\n"
     "    out['platform'] = sys.platform\n"
+    // As child_python.cpp's probe asks them (its kProbe), so that the Python child's check needs no
+    // second import of torch.
+    "    b = getattr(getattr(torch, 'backends', None), 'mps', None); m = getattr(torch, 'mps', None)\n"
+    "    out['mps_api'] = '%d%d' % (b is not None, m is not None and hasattr(m, 'current_allocated_memory'))\n"
     "    for name, ask in (('cuda_available', lambda: torch.cuda.is_available()),\n"
     "                      ('mps_available', lambda: torch.backends.mps.is_available())):\n"
     "        try:\n"
@@ -85,6 +89,10 @@ TorchFacts probe_torch(const std::string& python, double timeout_s) {
   f.platform = text_of(j, "platform");
   f.cuda_available = text_of(j, "cuda_available");
   f.mps_available = text_of(j, "mps_available");
+  if (const std::string api = text_of(j, "mps_api"); api.size() == 2) {
+    f.has_backends_mps = api[0] == '1';
+    f.has_torch_mps = api[1] == '1';
+  }
   if (f.torch_version.empty()) throw EnvError(fmt::format("{}: torch imported but has no __version__", python));
   return f;
 }

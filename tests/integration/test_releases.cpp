@@ -566,6 +566,15 @@ TEST(ReleasesMessages, AReleaseThatCannotRunTheDeviceIsRefusedBeforeAnyRun) {
   EXPECT_TRUE(has(r.err, "release 2.11 (torch 2.11.0 under ")) << r.err;
   EXPECT_TRUE(has(r.err, "torch.cuda.is_available() is False")) << r.err;
   EXPECT_FALSE(fs::exists(b.out)) << "a folder before every release was checked";
+  // Device mps: the Python child's own check (torch.mps with current_allocated_memory, which
+  // Debian's 1.13 under the stand-ins lacks), from what the release's probe found.
+  const std::string mps = scenario(b.t.path, "mps", R"({"name": "mps", "device": "mps", "step": "16MiB", "cap": "64MiB",
+    "timeout": "2m", "matrix": [{"label": "default", "env": {}}]})");
+  r = wmbench(cat({"releases", "2.12", "--scenario", mps, "--out", b.out, "--no-plots"}, b.index()), b.opts());
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "device mps needs torch 2.0 or newer with torch.backends.mps and torch.mps")) << r.err;
+  EXPECT_TRUE(has(r.err, "torch.backends.mps present, torch.mps missing or without current_allocated_memory")) << r.err;
+  EXPECT_FALSE(fs::exists(b.out));
 }
 
 // Issue 45: --prepare-only makes every env and stops (no folder, no run); --list-envs shows the
