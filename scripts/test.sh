@@ -43,7 +43,7 @@ swap_for_run "$root" 2048 /var/tmp/wmbench-test.swap ||
 # test they do not name simply runs in turn). Refresh them from one whole run's own times (each
 # "Test #N: NAME ... SEC sec" line of ctest's output as "NAME 1 SEC"), not from CTestCostData.txt,
 # whose running average kept times long gone (the charts' 90 s a test, 3-25 s since they draw in one
-# python): last done on 2026-12-05 from the quiet run of BENCHMARKS.md's "Developer loop".
+# python): last done on 2026-12-06 from the quiet run of BENCHMARKS.md's "Developer loop".
 costs="$build/Testing/Temporary/CTestCostData.txt"
 if [[ ! -f "$costs" && -f "$root/tests/ctest-costs.txt" ]]; then
   mkdir -p "$build/Testing/Temporary"
