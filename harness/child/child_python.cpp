@@ -64,6 +64,8 @@ class PythonFillChild final : public FillChild {
 };
 
 // The probe: Python's version, torch's, what the mps device needs, torch's file. One line each.
+// releases/torch_probe.cpp asks the same two mps attributes the same way (its "mps_api"), so that a
+// release's Python child is checked without a second import: a change here is a change there.
 constexpr const char* kProbe =
     "import sys; print(sys.version.split()[0]); import torch; print(torch.__version__); "
     "b = getattr(getattr(torch, 'backends', None), 'mps', None); m = getattr(torch, 'mps', None); "
