@@ -63,7 +63,7 @@ ChildHello ask_child_hello(ChildChoice choice, double timeout_s) {
 
 std::optional<nlohmann::json> fetch_child_hello(const std::string& device) {
   try {
-    const auto child = choose_fill_child(ChildChoice{"", "", device, {}});
+    const auto child = choose_fill_child(ChildChoice{"", "", device, {}, nullptr});
     return fetch_child_hello(*child, device, 120, nullptr);
   } catch (const RunRefused&) {
     return std::nullopt;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "child/child_command.h"
+#include "child/child_python.h"
 #include "common/run_error.h"
 #include "scenario/sizes.h"
 #include "spawn/process.h"
@@ -56,6 +57,7 @@ std::unique_ptr<FillChild> choose_fill_child(const ChildChoice& c) {
   const std::string kind = chosen_child_kind(c);
   if (kind == "command") return command_fill_child(c.command);
   if (kind == "native") return native_fill_child(c.fill_path, c.device);
+  if (c.python_facts && c.python_facts->path == c.python) return python_fill_child(*c.python_facts, c.device);
   return python_fill_child(c.python, c.device);
 }
 

@@ -67,11 +67,16 @@ std::vector<std::string> fill_flags(const Scenario& sc, const ResolvedSizes& siz
 //   neither              the native child, found (tools/locate.h find_fill)
 // Throws RunRefused (exit 2) when the child cannot be used (a bad interpreter, no torch, a torch
 // too old for `device`, no wmbench_fill.py, no executable wmbench-fill); nothing is written before.
+struct PythonFacts;
 struct ChildChoice {
   std::string fill_path;  // --fill
   std::string python;     // --python
   std::string device;     // the scenario's device after overrides
   std::vector<std::string> command;  // program "command": the job's argv (child_command.h)
+  // What `python` was found to be in this process already (the release's probe in `releases`,
+  // which asks what the child's probe asks): the child is made from it, without a second `import
+  // torch`. Taken only for the same interpreter path; else the interpreter is probed.
+  std::shared_ptr<const PythonFacts> python_facts;
 };
 std::unique_ptr<FillChild> choose_fill_child(const ChildChoice& choice);
 // The kind of child choose_fill_child would start (FillChild::describe()'s "kind": "native",
@@ -94,7 +99,6 @@ std::unique_ptr<FillChild> native_fill_child(const std::string& explicit_path, c
 std::unique_ptr<FillChild> python_fill_child(const std::string& python, const std::string& device = "cpu");
 // The same for an interpreter whose facts were asked already (releases/torch_probe.cpp asks them
 // with the rest of what it imports): the same refusals, without a second `import torch`.
-struct PythonFacts;
 std::unique_ptr<FillChild> python_fill_child(PythonFacts known, const std::string& device);
 
 }  // namespace wmb

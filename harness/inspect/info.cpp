@@ -168,7 +168,7 @@ int run_info(std::string device, bool json_out, const std::string& python) {
   // polls the interrupt), then info exits 128+N, leaving nothing running.
   install_interrupt_handlers();
   try {
-    ch = ask_child_hello(ChildChoice{"", python, device, {}});  // --python, or $WMBENCH_PYTHON_CHILD, or wmbench-fill
+    ch = ask_child_hello(ChildChoice{"", python, device, {}, nullptr});  // --python, or $WMBENCH_PYTHON_CHILD, or wmbench-fill
   } catch (const RunRefused& e) {
     std::cerr << "wmbench info: " << e.what() << "\n";
     return e.exit_code;

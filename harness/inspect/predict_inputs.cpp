@@ -87,7 +87,7 @@ MachineView gather(const PredictArgs& a, std::vector<std::string>& warnings) {
     // `wmbench run` would start: --python, $WMBENCH_PYTHON_CHILD, or wmbench-fill).
     std::string why;
     try {
-      const ChildHello ch = ask_child_hello(ChildChoice{"", a.python, "mps", {}});
+      const ChildHello ch = ask_child_hello(ChildChoice{"", a.python, "mps", {}, nullptr});
       const nlohmann::json rec = ch.hello ? ch.hello->value("recommended_max_bytes", nlohmann::json()) : nlohmann::json();
       if (rec.is_number_unsigned() && rec.get<uint64_t>() > 0) {
         v.recommended_max = rec.get<uint64_t>();

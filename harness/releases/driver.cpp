@@ -264,6 +264,7 @@ RunnerOptions options_for(const ReleasesOptions& o, const State& s, const Releas
   } else {
     ro.fill_path.clear();
     ro.python = r.python;
+    ro.python_facts = child_facts(r);  // this run's probe of it: no second import of torch
     ro.notes.push_back(fmt::format("release torch {} under {}", r.torch_version, r.python));
   }
   return ro;

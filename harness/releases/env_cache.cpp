@@ -227,16 +227,24 @@ std::string EnvCache::key_for(const std::string& version) const {
 }
 
 // The index settings of pip's own configuration files (pip.conf, PIP_CONFIG_FILE), as `pip config
-// list` prints them ("global.index-url='https://...'"); {"-"} when it cannot be asked.
+// list` prints them ("global.index-url='https://...'"); {"-"} when it cannot be asked. From
+// base_pip()'s one start where it could read them; else `pip config list` itself.
 std::vector<std::string> EnvCache::pip_index_config() const {
-  const CommandOutput r = run_short_command(isolated_python_argv(base_.path, {"-m", "pip", "config", "list"}), 60, "/dev/null",
-                                            isolated_python_env(current_environment()), kPythonCwd);
+  const BasePip& bp = base_pip();
+  std::string text;
+  if (bp.config_known) {
+    for (const auto& line : bp.config) text += line + "\n";
+  } else {
+    const CommandOutput r = run_short_command(isolated_python_argv(base_.path, {"-m", "pip", "config", "list"}), 60,
+                                              "/dev/null", isolated_python_env(current_environment()), kPythonCwd);
+    if (!r.ok()) return {"-"};
+    text = r.out;
+  }
   std::vector<std::string> v;
-  if (!r.ok()) return {"-"};
   size_t start = 0;
-  while (start < r.out.size() && v.size() < 64) {
-    size_t nl = r.out.find('\n', start);
-    const std::string line = r.out.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+  while (start < text.size() && v.size() < 64) {
+    size_t nl = text.find('\n', start);
+    const std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
     for (const char* k : {"index-url", "extra-index-url", "find-links", "no-index", ".pre="})
       if (line.find(k) != std::string::npos) {
         v.push_back(std::string(utf8_prefix(line, 4096)));
@@ -247,6 +255,69 @@ std::vector<std::string> EnvCache::pip_index_config() const {
   }
   if (v.empty()) v.push_back("-");
   return v;
+}
+
+// One start of the base python says what three asks said (a third of a second of CPU each, most of it
+// pip's imports): pip's version from its package alone; the file pip's --python runs, as pip 22.3+
+// finds it (src/pip/_internal/build_env.py, get_runnable_pip: `source =
+// pathlib.Path(pip_location).resolve().parent` ... `return os.fsdecode(source / "__pip-runner__.py")`,
+// "" when that is not a folder: a zipped pip); and pip's configuration as `pip config list` reads
+// and prints it (src/pip/_internal/commands/configuration.py: `self.configuration =
+// Configuration(isolated=options.isolated_mode, load_only=load_only)`, `self.configuration.load()`,
+// and list_values: `for key, value in sorted(self.configuration.items()): write_output("%s=%r", key,
+// value)`). Where that command would read otherwise (an option of its own set in a file or PIP_*:
+// isolated, user, global, site), or pip's internals differ or fail, the configuration is "unknown"
+// and pip_index_config() asks `pip config list` itself.
+const EnvCache::BasePip& EnvCache::base_pip() const {
+  if (base_pip_.asked) return base_pip_;
+  base_pip_.asked = true;
+  constexpr const char* kAsk =
+      "import os, pip\n"
+      "print('pip ' + pip.__version__)\n"
+      "d = os.path.dirname(os.path.realpath(pip.__file__))\n"
+      "print(os.path.join(d, '__pip-runner__.py') if os.path.isdir(d) else '')\n"
+      "try:\n"
+      "    from pip._internal.configuration import Configuration\n"
+      "    c = Configuration(isolated=False)\n"
+      "    c.load()\n"
+      "    items = sorted(c.items())\n"
+      "    if {k.split('.', 1)[-1] for k, _ in items} & {'isolated', 'user', 'global', 'site'}:\n"
+      "        raise ValueError('an option of pip config itself is set')\n"
+      "    lines = ['%s=%r' % (k, v) for k, v in items]\n"
+      "except Exception:\n"
+      "    print('-- config unknown')\n"
+      "else:\n"
+      "    print('-- config')\n"
+      "    for line in lines:\n"
+      "        print(line)\n";
+  const CommandOutput r = run_short_command(isolated_python_argv(base_.path, {"-c", kAsk}), 60, "/dev/null",
+                                            isolated_python_env(current_environment()), kPythonCwd);
+  if (!r.ok()) return base_pip_;
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < r.out.size() && lines.size() < 4096) {
+    const size_t nl = r.out.find('\n', start);
+    if (nl == std::string::npos) break;  // a cut last line says nothing
+    std::string line = r.out.substr(start, nl - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+    start = nl + 1;
+  }
+  if (lines.size() < 3 || std::sscanf(lines[0].c_str(), "pip %d.%d", &base_pip_.major, &base_pip_.minor) != 2) {
+    base_pip_.major = base_pip_.minor = 0;
+    return base_pip_;
+  }
+  const std::string& runner = lines[1];
+  struct stat st {};
+  // An absolute path to a plain file (not a link: realpath above resolved the folder), whole and short.
+  if (runner.size() > 1 && runner.size() < 4096 && runner[0] == '/' && runner.find('\0') == std::string::npos &&
+      ::lstat(runner.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    base_pip_.runner = runner;
+  if (lines[2] == "-- config" && start == r.out.size()) {  // every line whole: a cut list is not taken
+    base_pip_.config_known = true;
+    base_pip_.config.assign(lines.begin() + 3, lines.end());
+  }
+  return base_pip_;
 }
 
 int EnvCache::lock_file(const std::string& key) {
@@ -398,15 +469,21 @@ std::vector<std::string> listed_versions(const std::string& out) {
 // The torch versions the index lists for the base Python (pip's `index versions`: one page of the
 // index, no download, bounded in time), newest first; empty with `why` set when it could not be asked.
 std::vector<std::string> EnvCache::index_versions(const std::string& version, std::string& why) const {
+  const bool pre = version.find_first_of("abcdr") != std::string::npos;  // a dev, aN, bN or rcN request
+  if (const auto it = listed_.find(pre); it != listed_.end()) {  // asked already in this run, of the same index
+    why = it->second.second;
+    return it->second.first;
+  }
   std::vector<std::string> a = {"-m", "pip", "index", "versions", "torch", "--disable-pip-version-check", "--retries", "0",
                                 "--timeout", "10"};
-  if (version.find_first_of("abcdr") != std::string::npos) a.push_back("--pre");  // a dev, aN, bN or rcN request
+  if (pre) a.push_back("--pre");
   const auto idx = index_.argv();
   a.insert(a.end(), idx.begin(), idx.end());
   const CommandOutput r = run_short_command(isolated_python_argv(base_.path, a), 30, "/dev/null",
                                             isolated_python_env(current_environment()), kPythonCwd);
   std::vector<std::string> listed = listed_versions(r.out);
   if (listed.empty()) why = r.ok() ? "no versions listed" : r.failure();
+  listed_[pre] = {listed, why};
   return listed;
 }
 
@@ -549,30 +626,9 @@ void EnvCache::run_step(const std::vector<std::string>& argv, const std::string&
 const std::string& EnvCache::base_pip_runner() {
   if (base_pip_checked_) return base_pip_runner_;
   base_pip_checked_ = true;
-  // pip's version from its package alone ("pip 23.0.1"): half a second, where `-m pip --version`
-  // loads pip's whole command line first (a second; twice per releases run with `pip config`). And
-  // the file pip's --python runs, as pip 22.3+ finds it (src/pip/_internal/build_env.py,
-  // get_runnable_pip: `source = pathlib.Path(pip_location).resolve().parent` ...
-  // `return os.fsdecode(source / "__pip-runner__.py")`, "" when that is not a folder: a zipped pip).
-  constexpr const char* kAsk =
-      "import os, pip\n"
-      "print('pip ' + pip.__version__)\n"
-      "d = os.path.dirname(os.path.realpath(pip.__file__))\n"
-      "print(os.path.join(d, '__pip-runner__.py') if os.path.isdir(d) else '')\n";
-  const CommandOutput r = run_short_command(isolated_python_argv(base_.path, {"-c", kAsk}), 60, "/dev/null",
-                                            isolated_python_env(current_environment()), kPythonCwd);
-  int major = 0, minor = 0;
-  if (!r.ok() || std::sscanf(r.out.c_str(), "pip %d.%d", &major, &minor) != 2 || !(major > 22 || (major == 22 && minor >= 3)))
-    return base_pip_runner_;  // "": no pip, or one older than --python
-  base_pip_runner_ = "--python";
-  const size_t nl = r.out.find('\n');
-  std::string runner = nl == std::string::npos ? "" : r.out.substr(nl + 1);
-  while (!runner.empty() && (runner.back() == '\n' || runner.back() == '\r')) runner.pop_back();
-  struct stat st {};
-  // An absolute path to a plain file (not a link: realpath above resolved the folder), whole and short.
-  if (runner.size() > 1 && runner.size() < 4096 && runner[0] == '/' && runner.find('\n') == std::string::npos &&
-      runner.find('\0') == std::string::npos && ::lstat(runner.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-    base_pip_runner_ = runner;
+  const BasePip& bp = base_pip();
+  if (!(bp.major > 22 || (bp.major == 22 && bp.minor >= 3))) return base_pip_runner_;  // "": no pip, or one older than --python
+  base_pip_runner_ = bp.runner.empty() ? "--python" : bp.runner;
   return base_pip_runner_;
 }
 

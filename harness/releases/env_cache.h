@@ -158,18 +158,32 @@ class EnvCache {
   std::string uv_;
   std::ostream& out_;
   std::vector<std::string> pip_index_config() const;
+  // What the base python's pip is, asked in one start (base_pip(), env_cache.cpp): its version,
+  // the runner file its --python runs, and its configuration as `pip config list` prints it.
+  struct BasePip {
+    bool asked = false;
+    int major = 0, minor = 0;      // 0.0: no pip, or no answer
+    std::string runner;            // an absolute path, "" when it has none (zipped pip) or said another
+    bool config_known = false;     // false: ask `pip config list` itself (pip_index_config)
+    std::vector<std::string> config;  // "global.index-url='https://...'", every line
+  };
+  const BasePip& base_pip() const;
   bool lock_or_wait(int fd, const ReadyEnv& env);
   std::vector<std::string> uv_index_args() const;
   void use_cpu_wheels_without_gpu();
   void say_download_size(const std::vector<std::string>& pip_argv, const std::string& tmp, const std::string& what);
   std::vector<std::string> index_versions(const std::string& version, std::string& why) const;
+  // index_versions' answers of this run, by whether --pre was asked: one page of the index serves
+  // every release of the run (each ask is a pip start and a request, about a second of CPU).
+  mutable std::map<bool, std::pair<std::vector<std::string>, std::string>> listed_;
   void say_newer(const std::string& version, const std::string& have, const std::string& dir);
   std::vector<int> lock_fds_;
   std::vector<std::unique_ptr<EnvCache>> siblings_;  // for_index()
-  mutable std::vector<std::string> pip_config_;
-  double lock_wait_s_ = 1800;  // pip_index_config(), asked once
+  mutable std::vector<std::string> pip_config_;  // pip_index_config(), asked once
+  double lock_wait_s_ = 1800;
   bool base_pip_checked_ = false;
   std::string base_pip_runner_;
+  mutable BasePip base_pip_;
 };
 
 }  // namespace wmb::releases

@@ -27,17 +27,12 @@ bool refresh_asked(const ReleasesOptions& o, const std::string& version) {
 // The Python child is checked for the scenario's device as `run` would check it (torch too old
 // for mps, no wmbench_fill.py), so that a release that cannot run is refused now, not half-way:
 // from what the release's probe found (probe_torch asks what the child's probe asks), not by
-// importing torch again (1.5-3 s a release). `run` asks the interpreter again before its fill.
+// importing torch again (1.5-3 s a release). The release's run makes its child from the same facts.
 void check_python_child(const Release& r, const std::string& device) {
-  PythonFacts f;
-  f.path = r.python;
-  f.version = r.python_version;
-  f.torch_version = r.torch_version;
-  f.torch_file = r.torch_file;
-  f.has_backends_mps = r.facts.has_backends_mps;
-  f.has_torch_mps = r.facts.has_torch_mps;
+  const auto f = child_facts(r);
+  if (!f) throw EnvError(fmt::format("internal: release {} has no probe of {}", r.entry.given, r.python));
   try {
-    (void)python_fill_child(std::move(f), device);
+    (void)python_fill_child(*f, device);
   } catch (const RunRefused& e) {
     throw EnvError(e.what(), e.exit_code);
   }
@@ -152,7 +147,7 @@ Release from_fill(const std::string& given, const std::string& device, std::ostr
   r.entry = {"fill", given};
   ChildHello h;
   try {
-    h = ask_child_hello(ChildChoice{given, "", device, {}});
+    h = ask_child_hello(ChildChoice{given, "", device, {}, nullptr});
   } catch (const RunRefused& e) {
     throw EnvError(fmt::format("--fill {}: {}", given, e.what()), e.exit_code);
   }
@@ -167,6 +162,18 @@ Release from_fill(const std::string& given, const std::string& device, std::ostr
 }
 
 }  // namespace
+
+std::shared_ptr<const PythonFacts> child_facts(const Release& r) {
+  if (r.python.empty() || r.facts.python != r.python || r.facts.torch_version.empty()) return nullptr;
+  auto f = std::make_shared<PythonFacts>();
+  f->path = r.python;
+  f->version = r.facts.python_version;
+  f->torch_version = r.facts.torch_version;
+  f->torch_file = r.facts.torch_file;
+  f->has_backends_mps = r.facts.has_backends_mps;
+  f->has_torch_mps = r.facts.has_torch_mps;
+  return f;
+}
 
 std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache, std::ostream& out) {
   const std::string& device = o.run.scenario.device;

@@ -90,6 +90,10 @@ struct Release {
 // prepare_releases.cpp: every entry as a release, ordered by version, folders named. Throws
 // EnvError (exit 2, or 128+N) before anything is written.
 std::vector<Release> prepare_releases(const ReleasesOptions& o, EnvCache* cache, std::ostream& out);
+// What the release's probe of its interpreter found, as the Python child takes it (child_python.h):
+// its run's child is made from it without another `import torch` (1.5-3 s of CPU a release). Null
+// when the release has no probe of this process (a --fill, a release read from a file).
+std::shared_ptr<const PythonFacts> child_facts(const Release& r);
 nlohmann::json to_json(const Release& r);
 Release release_from_json(const nlohmann::json& j, const std::string& where);  // throws EnvError
 // "" when `now` is the release `recorded` ran (torch version, git, variant, Python); else what differs.

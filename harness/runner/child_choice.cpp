@@ -7,7 +7,7 @@ namespace wmb {
 
 void apply_python_child_default(RunnerOptions& o) {
   if (o.scenario.program == "command") return;  // the job is the child
-  ChildChoice c{o.fill_path, o.python, o.scenario.device, {}};
+  ChildChoice c{o.fill_path, o.python, o.scenario.device, {}, nullptr};
   const std::string note = apply_python_child_default(c);
   o.python = c.python;
   if (!note.empty()) o.notes.push_back(note);
@@ -15,7 +15,7 @@ void apply_python_child_default(RunnerOptions& o) {
 
 namespace {
 ChildChoice choice_of(const RunnerOptions& opts) {
-  ChildChoice c{opts.fill_path, opts.python, opts.scenario.device, {}};
+  ChildChoice c{opts.fill_path, opts.python, opts.scenario.device, {}, opts.python_facts};
   if (opts.scenario.program == "command") {
     c.command = opts.scenario.command;
     if (c.command.empty()) throw RunRefused("program \"command\" without a command: give \"command\": [argv...] or -- CMD ARGS");

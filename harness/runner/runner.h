@@ -28,6 +28,7 @@ struct RunnerOptions {
   std::string result_dir;
   std::string fill_path;                  // "" = find it
   std::string python;                     // "" = the native child; else run wmbench_fill.py under it
+  std::shared_ptr<const PythonFacts> python_facts;  // `python` as asked already (ChildChoice's)
   std::vector<std::string> only;          // labels; empty = all
   std::optional<uint64_t> ram_limit;      // Linux sandbox
   bool force = false;                     // allow a cpu run whose cap exceeds free memory

@@ -19,7 +19,8 @@ std::string find_on_path(const std::string& name);
 // wmbench_fill.py: $WMBENCH_PYFILL, next to this executable (build/wmbench_fill.py), then the
 // source tree's harness/pyfill/wmbench_fill.py. "" when none.
 std::string find_pyfill();
-// The first Python 3 that can `import matplotlib`, for the charts of `run` and `history --plot`:
+// The first Python 3 that has matplotlib and numpy (importlib's finder: nothing imported), for the
+// charts of `run`, `publish`, `releases`, `tune` and `history --plot`:
 // $WMBENCH_PYTHON, python3 on PATH, /usr/bin/python3 (a pyenv or venv python3 often lacks it
 // while the system's has it), /opt/homebrew/bin/python3. Each is tried as an argv through the
 // no-shell spawner, bounded in time. "" when none.

@@ -42,7 +42,8 @@ class LocalIndex {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    // http.server says each request on stderr ("GET /simple/torch/ HTTP/1.1" 200): requests().
+    posix_spawn_file_actions_addopen(&fa, 2, (root_ + ".requests.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (posix_spawn(&pid_, python_.c_str(), &fa, nullptr, argv.data(), environ) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&fa);
     ready_ = pid_ > 0 && wait_for([&] { return can_connect(); }, 20);
@@ -58,6 +59,13 @@ class LocalIndex {
   LocalIndex& operator=(const LocalIndex&) = delete;
 
   bool ready() const { return ready_; }
+  // How many requests the server said so far whose line holds `part` ("GET /simple/torch/").
+  size_t requests(const std::string& part) const {
+    const std::string log = slurp(root_ + ".requests.log");
+    size_t n = 0;
+    for (size_t at = log.find(part); at != std::string::npos; at = log.find(part, at + part.size())) ++n;
+    return n;
+  }
   // The index at ROOT/`sub` (default "simple"); other subs are more indexes on the same server, as
   // PyTorch's https://download.pytorch.org/whl has cpu/, cu130/, test/cpu/, nightly/cpu/.
   std::string url(const std::string& sub = "simple") const { return root_url() + "/" + sub; }

@@ -49,7 +49,7 @@ TEST(ChartBatch, PublishDrawsEveryChartOfItsFoldersInOnePython) {
   const auto r = wmbt::wmbench({"publish", t.path + "/in", "--out", t.path + "/site"}, o);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const auto lines = starts(log);
-  // One probe (-c 'import matplotlib'), then plots/batch.py only: one python for up to 8 charts,
+  // One probe (importlib's finder: tools/locate.cpp), then plots/batch.py only: one python for up to 8 charts,
   // else one per core (at most 4), never one per chart.
   const size_t batches = count_with(lines, "batch.py");
   EXPECT_GE(batches, 1u) << wmbt::slurp(log);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "cli_util.h"
 #include "releases/torch_version.h"
@@ -166,8 +167,19 @@ TEST(ReleasesStandIns, AReleaseWhoseChildReportsAnotherMaxAllowedIsARegressionNa
   b.wheel("2.12.0", 192ull << 20);
   const std::string sc = scenario(b.t.path, "one", R"({"name": "one", "device": "cpu", "step": "32MiB", "cap": "512MiB",
     "timeout": "2m", "matrix": [{"label": "default", "env": {}}]})");
-  auto r = wmbench(cat({"releases", "2.12", "2.9", "--scenario", sc, "--out", b.out, "--no-plots"}, b.index()), b.opts());
+  RunOpts o = b.opts();
+  const std::string imports = b.t.path + "/imports.log";
+  o.set_env["WMBENCH_STANDIN_IMPORT_LOG"] = imports;
+  auto r = wmbench(cat({"releases", "2.12", "2.9", "--scenario", sc, "--out", b.out, "--no-plots"}, b.index()), o);
   ASSERT_EQ(r.status, 1) << r.out << r.err;
+  // torch is imported once per release to check its env (`-c`), then once per cell (the Python
+  // child): the release's run makes its child from that check, not from another import.
+  size_t checks = 0, fills = 0, others = 0;
+  std::istringstream in(slurp(imports));
+  for (std::string line; std::getline(in, line);) (line == "-c" ? checks : has(line, "wmbench_fill.py") ? fills : others)++;
+  EXPECT_EQ(checks, 2u) << slurp(imports);
+  EXPECT_EQ(fills, 2u) << slurp(imports);
+  EXPECT_EQ(others, 0u) << slurp(imports);
   EXPECT_TRUE(has(r.out, "2.9.0 -> 2.12.0: REGRESSION")) << r.out;
   EXPECT_TRUE(has(r.out, "setting default: ")) << r.out;
   EXPECT_TRUE(has(r.out, "max allowed 256.00 MiB -> 192.00 MiB")) << r.out;
@@ -496,30 +508,54 @@ TEST(ReleasesMessages, TheSameReleaseAskedTwiceMakesOneEnvAndOneRun) {
 // directly (pip's __pip-runner__.py, as the base python names it): the base python is not asked
 // for a `-m pip --python` install. A runner answer that is not an absolute plain file (here a link
 // to the real one) is not run: that pip is asked through --python, and the env is made the same.
+// The same start of the base python reads pip's configuration (the index settings an env is keyed
+// by) as `pip config list` prints it, which is then not started; where that answer is "unknown"
+// (lie), `pip config list` is asked, with the same result.
 TEST(ReleasesMessages, PipRunsInTheEnvsPythonThroughItsRunnerAndAnUnusableRunnerAnswerFallsBackToPython) {
   SKIP_WITHOUT_STANDINS();
   for (const bool lie : {false, true}) {
-    SCOPED_TRACE(lie ? "a link as the runner" : "the runner as pip names it");
+    SCOPED_TRACE(lie ? "a link as the runner, the configuration unknown" : "the runner as pip names it");
     Bench b;
     b.wheel("2.12.0");
     const std::string log = b.t.path + "/base-python.log", link = b.t.path + "/runner-link.py";
     const std::string real = WMBENCH_TORCH_PYTHON;
-    // The base python: logs each call, and (lie) answers wmbench's pip question with a link.
+    // The base python: logs each call, and (lie) answers wmbench's pip question with a link as
+    // the runner (line 2) and "-- config unknown" for the configuration.
     const std::string py = script(
         b.t.path, "base-python",
         "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + log + "\ncase \"$*\" in *__pip-runner__*)\n" +
-            (lie ? "  r=$(" + real + " \"$@\") || exit 1\n  ln -sf \"$(printf '%s\\n' \"$r\" | tail -n 1)\" " + link +
-                       "\n  printf '%s\\n' \"$r\" | head -n 1\n  echo " + link + "\n  exit 0;;\n"
+            (lie ? "  r=$(" + real + " \"$@\") || exit 1\n  ln -sf \"$(printf '%s\\n' \"$r\" | sed -n 2p)\" " + link +
+                       "\n  printf '%s\\n' \"$r\" | head -n 1\n  echo " + link + "\n  echo '-- config unknown'\n  exit 0;;\n"
                  : std::string("  ;;\n")) +
             "esac\nexec " + real + " \"$@\"\n");
+    // A pip configuration with index settings (the same wheelhouse the command line names).
+    const std::string conf = b.t.path + "/pip.conf";
+    write(conf, "[global]\ntimeout = 30\n[install]\nno-index = true\nfind-links = " + b.wheels + "\n");
+    RunOpts o = b.opts();
+    o.set_env["PIP_CONFIG_FILE"] = conf;
     auto r = wmbench(cat({"releases", "2.12", "--prepare-only", "--base-python", py, "--find-links", b.wheels, "--no-index"}, kModel),
-                     b.opts());
+                     o);
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     ASSERT_EQ(b.env_dirs().size(), 1u) << r.out;
     const std::string calls = slurp(log);
     EXPECT_TRUE(has(calls, "__pip-runner__")) << calls;
     EXPECT_EQ(has(calls, "-m pip --python"), lie) << calls;
+    EXPECT_EQ(has(calls, "-m pip config list"), lie) << calls;
     if (lie) EXPECT_TRUE(fs::is_symlink(link)) << "the link was planted: " << calls;
+    // The env is keyed by what `pip config list` says of the index, either way.
+    auto listed = run({real, "-I", "-m", "pip", "config", "list"}, o);
+    ASSERT_EQ(listed.status, 0) << listed.err;
+    nlohmann::json want = nlohmann::json::array();
+    std::istringstream in(listed.out);
+    for (std::string line; std::getline(in, line);)
+      for (const char* k : {"index-url", "extra-index-url", "find-links", "no-index", ".pre="})
+        if (has(line, k)) {
+          want.push_back(line);
+          break;
+        }
+    ASSERT_EQ(want.size(), 2u) << listed.out;
+    const auto m = read_json(b.envs() + "/" + b.env_dirs()[0] + "/wmbench-env.json");
+    EXPECT_EQ(m["identity"]["pip_config"], want) << m["identity"].dump(2);
   }
 }
 

@@ -353,6 +353,9 @@ TEST(ReleasesIndex, OnTheModelNoEnvIsMadeAndTheIndexSaysTheVersion) {
                        model),
                    b.opts());
   ASSERT_EQ(r.status, 0) << r.out << r.err;
+  // One page of each index for the run: 2.12 and 2.11 are read from the same listing.
+  EXPECT_EQ(idx.requests("GET /simple/torch/"), 1u) << r.out;
+  EXPECT_EQ(idx.requests("GET /cpu/torch/"), 1u) << r.out;
   EXPECT_TRUE(b.envs().empty()) << "an env was made for a model run";
   EXPECT_FALSE(has(r.out, "making the environment")) << r.out;
   EXPECT_TRUE(has(r.out, "release 2.12: torch 2.12.1 (default), the newest --index-url " + idx.url() + " lists")) << r.out;

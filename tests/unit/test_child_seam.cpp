@@ -202,7 +202,7 @@ TEST(ChildSeam, AShrunkStepPassesTheUnscaledStepToTheModel) {
 
 TEST(ChildSeam, ThePythonChildIsRefusedForMpsModelBeforeAnyInterpreterRuns) {
   // The interpreter does not exist: the refusal must come from the device, before any probe.
-  const std::string why = refusal([] { choose_fill_child(ChildChoice{"", "/nonexistent/python3", "mps-model", {}}); });
+  const std::string why = refusal([] { choose_fill_child(ChildChoice{"", "/nonexistent/python3", "mps-model", {}, nullptr}); });
   EXPECT_NE(why.find("mps-model is the C++ child's"), std::string::npos) << why;
 }
 
@@ -237,7 +237,7 @@ TEST(ChildSeam, TheChosenKindIsTheKindTheChildDescribes) {
     EXPECT_EQ(chosen_child_kind(c), choose_fill_child(c)->describe().value("kind", "?"));
   // The Python child's own kind, "python", is checked where a run records it (CompareChildren):
   // making one here would import torch.
-  EXPECT_EQ(chosen_child_kind(ChildChoice{"", "/usr/bin/python3", "cpu", {}}), "python");
+  EXPECT_EQ(chosen_child_kind(ChildChoice{"", "/usr/bin/python3", "cpu", {}, nullptr}), "python");
   // The options' conflicts are refused by both, alike, and nothing is started for them.
   const ChildChoice both{fill, "/nonexistent/python3", "cpu", {}};
   EXPECT_EQ(refusal([&] { chosen_child_kind(both); }), refusal([&] { choose_fill_child(both); }));
