@@ -42,8 +42,10 @@ def _find_python():
             continue
         seen.add(c)
         try:
-            r = subprocess.run([c, "-c", "import matplotlib"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, timeout=60)
+            # importlib's finder, as wmbench's own probe (harness/tools/locate.cpp): no import
+            r = subprocess.run([c, "-c", "import importlib.util as u, sys; "
+                                "sys.exit(0 if u.find_spec('matplotlib') and u.find_spec('numpy') else 1)"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
         except (OSError, subprocess.TimeoutExpired):
             continue
         if r.returncode == 0:
