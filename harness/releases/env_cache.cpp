@@ -257,8 +257,8 @@ std::vector<std::string> EnvCache::pip_index_config() const {
   return v;
 }
 
-// One start of the base python says what three asks said (a third of a second of CPU each, most of it
-// pip's imports): pip's version from its package alone; the file pip's --python runs, as pip 22.3+
+// One start of the base python says what two said (`pip config list`, a third of a second of CPU,
+// most of it pip's imports, and a version-and-runner ask): pip's version from its package alone; the file pip's --python runs, as pip 22.3+
 // finds it (src/pip/_internal/build_env.py, get_runnable_pip: `source =
 // pathlib.Path(pip_location).resolve().parent` ... `return os.fsdecode(source / "__pip-runner__.py")`,
 // "" when that is not a folder: a zipped pip); and pip's configuration as `pip config list` reads

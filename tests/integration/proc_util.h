@@ -28,6 +28,8 @@
 #include "platform_util.h"
 #include "../scratch_dir.h"
 
+extern char** environ;  // run(): the environment its children start from (macOS declares it nowhere)
+
 namespace wmbt {
 
 // The machine's swap (SwapTotal of /proc/meminfo), 0 where there is none or no /proc.
@@ -320,30 +322,48 @@ inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
   }
   char out_t[] = "/tmp/wmbt-out-XXXXXX", err_t[] = "/tmp/wmbt-err-XXXXXX";
   int ofd = ::mkstemp(out_t), efd = ::mkstemp(err_t);
+  // Everything the child needs is made before fork: its argv, its whole environment, /dev/null.
+  // Tests start children from several threads at once (std::async), and a child forked while
+  // another thread held a lock (the allocator's under ASan, setenv's) hangs if it takes that lock
+  // before exec: it calls only async-signal-safe functions (fork(2), signal-safety(7)). A child
+  // that hung so was seen once in CI's ASan stage (ModelWarningsGrid: killed at its 60 s timeout).
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (eq) env.emplace(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));  // the first of a name, as getenv
+  }
+  for (auto& [k, v] : o.set_env) env[k] = v;
+  for (auto& k : o.unset_env) env.erase(k);
+  std::vector<std::string> env_text;
+  for (auto& [k, v] : env) env_text.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& kv : env_text) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  std::vector<char*> a;
+  for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  const int devnull = ::open("/dev/null", O_RDONLY);
   pid_t pid = ::fork();
   if (pid == 0) {
     if (o.own_group) ::setpgid(0, 0);  // a group of its own: end_tree can end it with all it started
     ::dup2(ofd, 1);
     ::dup2(efd, 2);
-    int devnull = ::open("/dev/null", O_RDONLY);
     ::dup2(devnull, 0);
-    for (auto& [k, v] : o.set_env) ::setenv(k.c_str(), v.c_str(), 1);
-    for (auto& k : o.unset_env) ::unsetenv(k.c_str());
     if (!o.cwd.empty() && ::chdir(o.cwd.c_str()) != 0) ::_exit(126);
     if (o.rlimit_as) {
       struct rlimit rl = {o.rlimit_as, o.rlimit_as};
       if (::setrlimit(RLIMIT_AS, &rl) != 0) {  // never run the command without the limit it asked for
-        const std::string m = std::string("setrlimit(RLIMIT_AS) failed: ") + std::strerror(errno) + "\n";
-        if (::write(2, m.data(), m.size()) < 0) ::_exit(125);
+        const char* why = std::strerror(errno);
+        const char head[] = "setrlimit(RLIMIT_AS) failed: ";
+        if (::write(2, head, sizeof head - 1) < 0 || ::write(2, why, std::strlen(why)) < 0 || ::write(2, "\n", 1) < 0)
+          ::_exit(125);
         ::_exit(125);
       }
     }
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-    a.push_back(nullptr);
-    ::execv(a[0], a.data());
+    ::execve(a[0], a.data(), envp.data());
     ::_exit(127);
   }
+  if (devnull >= 0) ::close(devnull);
   if (pid > 0 && o.own_group) ::setpgid(pid, pid);  // also here: no race with an early end_tree (EACCES after its exec is fine)
   std::thread side;
   const std::string err_path = err_t;
