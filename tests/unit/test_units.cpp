@@ -64,12 +64,15 @@ TEST(Units, FormatsLikePyTorchBoundaries) {
 }
 
 // Found by tests/fuzz/fuzz_sizes: sizes from 2^63 up came back as 2^63 (llround overflow), and
-// durations could be infinite.
+// durations could be infinite or subnormal.
 TEST(Units, FuzzFindingsStayFixed) {
   EXPECT_EQ(parse_size("10000000000000000000"), 10000000000000000000ull);
   EXPECT_EQ(parse_size("15728640TiB"), 15728640ull * TiB);
   EXPECT_THROW(parse_size("16777216TiB"), UnitError) << "2^64 does not fit";
   EXPECT_THROW(parse_duration("1e308h"), UnitError);
+  // a subnormal number of seconds, which did not read back once printed ("2.5e-311")
+  EXPECT_THROW(parse_duration("250e-310ms"), UnitError);
+  EXPECT_DOUBLE_EQ(parse_duration("1e-300ms"), 1e-303);
   EXPECT_EQ(parse_size_expr("1000%RAM").resolve(UINT64_MAX), UINT64_MAX);
 }
 
