@@ -623,13 +623,10 @@ void EnvCache::run_step(const std::vector<std::string>& argv, const std::string&
                              log));
 }
 
-const std::string& EnvCache::base_pip_runner() {
-  if (base_pip_checked_) return base_pip_runner_;
-  base_pip_checked_ = true;
-  const BasePip& bp = base_pip();
-  if (!(bp.major > 22 || (bp.major == 22 && bp.minor >= 3))) return base_pip_runner_;  // "": no pip, or one older than --python
-  base_pip_runner_ = bp.runner.empty() ? "--python" : bp.runner;
-  return base_pip_runner_;
+std::string EnvCache::base_pip_runner() const {
+  const BasePip& bp = base_pip();  // asked once per cache
+  if (!(bp.major > 22 || (bp.major == 22 && bp.minor >= 3))) return "";  // no pip, or one older than --python
+  return bp.runner.empty() ? "--python" : bp.runner;
 }
 
 namespace {
@@ -806,7 +803,7 @@ TorchFacts EnvCache::make(const std::string& key, const std::string& version, co
     std::vector<std::string> pip = {"install", "--disable-pip-version-check", "--no-input", req};
     const auto idx = index_.argv();
     pip.insert(pip.end(), idx.begin(), idx.end());
-    const std::string& runner = base_pip_runner();
+    const std::string runner = base_pip_runner();
     if (!runner.empty()) {
       // The base interpreter's own pip installs into the env (pip 22.3+: --python): the env needs
       // no pip of its own, which saves ensurepip's copy of pip (seconds, ~20 MB) per env.

@@ -146,7 +146,7 @@ class EnvCache {
   // How the base's pip installs into an env without a pip of its own (pip 22.3+): its runner file
   // (pip/__pip-runner__.py) run by the env's python, or "--python" when it has none; "" for an
   // older pip (the env gets ensurepip's copy of pip).
-  const std::string& base_pip_runner();
+  std::string base_pip_runner() const;
   // Makes the env in a temporary folder, checks its torch, moves it into place; returns what the
   // check found, its paths moved with the env (no second import of torch: seconds per env).
   TorchFacts make(const std::string& key, const std::string& version, const std::string& final_dir);
@@ -181,8 +181,6 @@ class EnvCache {
   std::vector<std::unique_ptr<EnvCache>> siblings_;  // for_index()
   mutable std::vector<std::string> pip_config_;  // pip_index_config(), asked once
   double lock_wait_s_ = 1800;
-  bool base_pip_checked_ = false;
-  std::string base_pip_runner_;
   mutable BasePip base_pip_;
 };
 

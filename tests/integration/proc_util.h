@@ -65,16 +65,16 @@ inline std::string real_swap_skip_reason(uint64_t min_swap) {
 // (tests/CMakeLists.txt), so no compile-time macro of theirs says it. ASan's runtime defines
 // __asan_init, which dlsym finds in a GCC build (libasan.so) and a clang one alike.
 #if defined(__SANITIZE_ADDRESS__)
-inline const bool kUnderAsan = true;
+#define WMBENCH_TEST_COMPILED_WITH_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-inline const bool kUnderAsan = true;
-#else
-inline const bool kUnderAsan = ::dlsym(RTLD_DEFAULT, "__asan_init") != nullptr;
+#define WMBENCH_TEST_COMPILED_WITH_ASAN 1
 #endif
-#else
-inline const bool kUnderAsan = ::dlsym(RTLD_DEFAULT, "__asan_init") != nullptr;
 #endif
+#ifndef WMBENCH_TEST_COMPILED_WITH_ASAN
+#define WMBENCH_TEST_COMPILED_WITH_ASAN 0
+#endif
+inline const bool kUnderAsan = WMBENCH_TEST_COMPILED_WITH_ASAN || ::dlsym(RTLD_DEFAULT, "__asan_init") != nullptr;
 // ASan reserves terabytes of address space for its shadow memory, so an RLIMIT_AS test cannot run under it.
 constexpr const char* kAsanNoRlimit = "built with AddressSanitizer, which reserves terabytes of address space: "
                                       "an address-space limit cannot be tested under it (the plain build tests it)";
@@ -358,10 +358,12 @@ inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
     if (o.rlimit_as) {
       struct rlimit rl = {o.rlimit_as, o.rlimit_as};
       if (::setrlimit(RLIMIT_AS, &rl) != 0) {  // never run the command without the limit it asked for
-        const char* why = std::strerror(errno);
-        const char head[] = "setrlimit(RLIMIT_AS) failed: ";
-        if (::write(2, head, sizeof head - 1) < 0 || ::write(2, why, std::strlen(why)) < 0 || ::write(2, "\n", 1) < 0)
-          ::_exit(125);
+        // After fork only async-signal-safe calls (no strerror): errno as digits, then exit 125.
+        char msg[] = "setrlimit(RLIMIT_AS) failed: errno 000\n";
+        const int e = errno;
+        char* d = msg + sizeof msg - 2;  // the newline; the digits end before it
+        for (int v = e < 0 ? 0 : e % 1000, i = 0; i < 3; ++i, v /= 10) *--d = static_cast<char>('0' + v % 10);
+        (void)!::write(2, msg, sizeof msg - 1);
         ::_exit(125);
       }
     }
