@@ -88,37 +88,48 @@ inline std::string address_space_limit_unusable() {
   if (kUnderAsan) return kAsanNoRlimit;
   int fds[2];
   if (::pipe(fds) != 0) return "pipe failed: cannot check RLIMIT_AS";
+  // The child makes only async-signal-safe calls after fork: it writes what it saw as two ints
+  // (what failed, errno), and the parent words it.
+  enum : int { kEnforced = 0, kSetrlimitFailed = 1, kNotEnforced = 2, kOtherErrno = 3 };
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
-    std::string why;
+    int seen[2] = {kEnforced, 0};
     struct rlimit rl;
     rl.rlim_cur = rl.rlim_max = 64ull << 30;
     if (::setrlimit(RLIMIT_AS, &rl) != 0) {
-      why = std::string("setrlimit(RLIMIT_AS, 64 GiB) failed: ") + std::strerror(errno) +
-            " (this system does not limit the address space)";
+      seen[0] = kSetrlimitFailed;
+      seen[1] = errno;
     } else {
       const size_t len = 128ull << 30;
       void* p = ::mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANON | MAP_NORESERVE, -1, 0);
       if (p != MAP_FAILED) {
         ::munmap(p, len);
-        why = "RLIMIT_AS is accepted but not enforced here: 128 GiB were mapped under a 64 GiB limit";
+        seen[0] = kNotEnforced;
       } else if (errno != ENOMEM) {
-        why = std::string("under RLIMIT_AS a large mmap failed with ") + std::strerror(errno) + ", not ENOMEM";
+        seen[0] = kOtherErrno;
+        seen[1] = errno;
       }
     }
-    if (!why.empty() && ::write(fds[1], why.data(), why.size()) < 0) ::_exit(2);
-    ::_exit(0);
+    ::_exit(::write(fds[1], seen, sizeof seen) == static_cast<ssize_t>(sizeof seen) ? 0 : 2);
   }
   ::close(fds[1]);
-  std::string why;
-  char c;
-  while (::read(fds[0], &c, 1) == 1) why += c;
+  int seen[2] = {-1, 0};
+  const ssize_t got = ::read(fds[0], seen, sizeof seen);
   ::close(fds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "the RLIMIT_AS probe did not finish";
-  return why;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != static_cast<ssize_t>(sizeof seen))
+    return "the RLIMIT_AS probe did not finish";
+  switch (seen[0]) {
+    case kEnforced: return "";
+    case kSetrlimitFailed:
+      return std::string("setrlimit(RLIMIT_AS, 64 GiB) failed: ") + std::strerror(seen[1]) +
+             " (this system does not limit the address space)";
+    case kNotEnforced: return "RLIMIT_AS is accepted but not enforced here: 128 GiB were mapped under a 64 GiB limit";
+    case kOtherErrno: return std::string("under RLIMIT_AS a large mmap failed with ") + std::strerror(seen[1]) + ", not ENOMEM";
+    default: return "the RLIMIT_AS probe said something unknown";
+  }
 }
 
 // The first NAME on PATH that is an executable file, or "" (platform_util.h).

@@ -230,7 +230,7 @@ TEST(ModelWarningsGrid, EachWarningIsTheErrorTheModelChildGives) {
 }
 
 TEST(ModelWarningsGrid, HighIsCheckedBeforeLow) {
-  wmb::Cell cell{"neg", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "-0.1"}}, "", std::nullopt};
+  wmb::Cell cell{"neg", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "-0.1"}}, "", std::nullopt, std::nullopt};
   std::vector<std::string> w;
   wmb::check_cell_env(cell, "neg", w);
   ASSERT_EQ(w.size(), 1u);

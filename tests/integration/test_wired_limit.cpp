@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -157,16 +158,33 @@ TEST(WiredLimitLever, ANonRootRunIsRefusedBeforeAnyFolder) {
   ::chmod(m.t.path.c_str(), 0777);
   const std::string sc = m.scenario(0);
   const std::string err_path = m.t.path + "/err.txt";
+  // The child's argv and environment are made before fork: after it, only async-signal-safe calls
+  // (no setenv, no allocation).
+  std::vector<std::string> env_text;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    const std::string name = kv.substr(0, kv.find('='));
+    if (name != "WMBENCH_SYSCTL_STANDIN" && name != "FAKE_MACOS_SYSCTL_STATE" && name != "WMBENCH_LEVER_STATE" &&
+        name != "WMBENCH_FILL")
+      env_text.push_back(kv);
+  }
+  env_text.push_back("WMBENCH_SYSCTL_STANDIN=" + kStandin);
+  env_text.push_back("FAKE_MACOS_SYSCTL_STATE=" + m.value);
+  env_text.push_back("WMBENCH_LEVER_STATE=" + m.t.path + "/lever");
+  env_text.push_back(std::string("WMBENCH_FILL=") + WMBENCH_FILL_BIN);
+  std::vector<char*> envp;
+  for (auto& kv : env_text) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_text = {WMBENCH_BIN, "run", sc, "--out", m.out, "--no-plots"};
+  std::vector<char*> argv;
+  for (auto& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
     ::dup2(fd, 2);
-    ::setenv("WMBENCH_SYSCTL_STANDIN", kStandin.c_str(), 1);
-    ::setenv("FAKE_MACOS_SYSCTL_STATE", m.value.c_str(), 1);
-    ::setenv("WMBENCH_LEVER_STATE", (m.t.path + "/lever").c_str(), 1);
-    ::setenv("WMBENCH_FILL", WMBENCH_FILL_BIN, 1);
     if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(99);
-    ::execl(WMBENCH_BIN, WMBENCH_BIN, "run", sc.c_str(), "--out", m.out.c_str(), "--no-plots", static_cast<char*>(nullptr));
+    ::execve(argv[0], argv.data(), envp.data());
     ::_exit(98);
   }
   int status = 0;

@@ -208,20 +208,20 @@ TEST(ChildSeam, ThePythonChildIsRefusedForMpsModelBeforeAnyInterpreterRuns) {
 
 TEST(ChildSeam, WmbenchPythonChildIsTheDefaultForPythonExceptForTheModel) {
   ::setenv(kPythonChildEnv, "/opt/py/bin/python", 1);
-  ChildChoice cpu{"", "", "cpu", {}};
+  ChildChoice cpu{"", "", "cpu", {}, nullptr};
   EXPECT_NE(apply_python_child_default(cpu).find(kPythonChildEnv), std::string::npos);
   EXPECT_EQ(cpu.python, "/opt/py/bin/python");
-  ChildChoice given{"", "/usr/bin/python3", "cpu", {}};
+  ChildChoice given{"", "/usr/bin/python3", "cpu", {}, nullptr};
   EXPECT_EQ(apply_python_child_default(given), "") << "--python wins";
   EXPECT_EQ(given.python, "/usr/bin/python3");
-  ChildChoice fill{"/x/wmbench-fill", "", "cpu", {}};
+  ChildChoice fill{"/x/wmbench-fill", "", "cpu", {}, nullptr};
   apply_python_child_default(fill);
   EXPECT_EQ(fill.python, "") << "--fill asks for the native child";
-  ChildChoice model{"", "", "mps-model", {}};
+  ChildChoice model{"", "", "mps-model", {}, nullptr};
   EXPECT_NE(apply_python_child_default(model).find("mps-model"), std::string::npos);
   EXPECT_EQ(model.python, "") << "mps-model stays with the native child";
   ::setenv(kPythonChildEnv, "", 1);
-  ChildChoice empty{"", "", "cpu", {}};
+  ChildChoice empty{"", "", "cpu", {}, nullptr};
   EXPECT_EQ(apply_python_child_default(empty), "");
   EXPECT_EQ(empty.python, "");
   ::unsetenv(kPythonChildEnv);
@@ -232,14 +232,14 @@ TEST(ChildSeam, WmbenchPythonChildIsTheDefaultForPythonExceptForTheModel) {
 TEST(ChildSeam, TheChosenKindIsTheKindTheChildDescribes) {
   const std::string fill = script(tmpdir(), "wmbench-fill",
                                   R"(echo '{"type":"hello","pid":1,"torch_version":"1.13.1","device":"cpu"}')");
-  const ChildChoice native{fill, "", "cpu", {}}, command{"", "", "cpu", {wmbt::true_program()}};
+  const ChildChoice native{fill, "", "cpu", {}, nullptr}, command{"", "", "cpu", {wmbt::true_program()}, nullptr};
   for (const ChildChoice& c : {native, command})
     EXPECT_EQ(chosen_child_kind(c), choose_fill_child(c)->describe().value("kind", "?"));
   // The Python child's own kind, "python", is checked where a run records it (CompareChildren):
   // making one here would import torch.
   EXPECT_EQ(chosen_child_kind(ChildChoice{"", "/usr/bin/python3", "cpu", {}, nullptr}), "python");
   // The options' conflicts are refused by both, alike, and nothing is started for them.
-  const ChildChoice both{fill, "/nonexistent/python3", "cpu", {}};
+  const ChildChoice both{fill, "/nonexistent/python3", "cpu", {}, nullptr};
   EXPECT_EQ(refusal([&] { chosen_child_kind(both); }), refusal([&] { choose_fill_child(both); }));
 }
 

@@ -65,7 +65,7 @@ TEST(PublishHtml, KeepsUtf8AndMakesBadBytesAndControlsVisible) {
 
 TEST(PublishHtml, SlugsAreFileNamesAndNeverPaths) {
   EXPECT_EQ(slug("2026-12-01-mps-watermark"), "2026-12-01-mps-watermark");
-  for (const std::string s : std::vector<std::string>{"../x", "..", ".", "", "a/b", "<script>", "-rf", std::string(300, 'a'), "x+y"}) {
+  for (const std::string& s : std::vector<std::string>{"../x", "..", ".", "", "a/b", "<script>", "-rf", std::string(300, 'a'), "x+y"}) {
     const std::string g = slug(s);
     SCOPED_TRACE(s);
     EXPECT_FALSE(g.empty());

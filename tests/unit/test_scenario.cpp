@@ -121,14 +121,14 @@ TEST(Scenario, NonNumericRatioWarnsThatPyTorchReadsZero) {
 
 TEST(Scenario, LowAboveHighWarnsUnlessHighIsZero) {
   std::vector<std::string> w;
-  Cell c{"x", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.5"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.9"}}, "", std::nullopt};
+  Cell c{"x", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.5"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.9"}}, "", std::nullopt, std::nullopt};
   check_cell_env(c, "x", w);
   ASSERT_EQ(w.size(), 1u);
   w.clear();
-  Cell z{"z", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "1.9"}}, "", std::nullopt};
+  Cell z{"z", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "1.9"}}, "", std::nullopt, std::nullopt};
   check_cell_env(z, "z", w);
   EXPECT_TRUE(w.empty());
-  Cell d{"d", {}, "", std::nullopt};
+  Cell d{"d", {}, "", std::nullopt, std::nullopt};
   check_cell_env(d, "d", w);
   EXPECT_TRUE(w.empty()) << "default 1.7/1.4 is fine";
 }
@@ -151,12 +151,12 @@ TEST(Scenario, WarningsFollowPyTorchsCheckOrderHighFirst) {
   };
   for (const auto& c : cases) {
     std::vector<std::string> w;
-    check_cell_env(Cell{"x", c.env, "", std::nullopt}, "x", w);
+    check_cell_env(Cell{"x", c.env, "", std::nullopt, std::nullopt}, "x", w);
     ASSERT_EQ(w.size(), 1u) << c.quoted;
     EXPECT_NE(w[0].find("(\"" + c.quoted + "\")"), std::string::npos) << w[0];
   }
   std::vector<std::string> w;
-  check_cell_env(Cell{"ok", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "2.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "2.0"}}, "", std::nullopt},
+  check_cell_env(Cell{"ok", {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "2.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "2.0"}}, "", std::nullopt, std::nullopt},
                  "ok", w);
   EXPECT_TRUE(w.empty()) << "2.0 is inside both bounds";
 }

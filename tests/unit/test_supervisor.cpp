@@ -29,7 +29,7 @@ class ScriptedProbe : public MemoryProbe {
     m.swap_used = now - t0 >= cross_after ? (3ull << 30) : 0;
     return m;
   }
-  ProcessMemory process(pid_t, const std::string&) override { return ProcessMemory{1234, 1234, 0, {}, {}}; }
+  ProcessMemory process(pid_t, const std::string&) override { return ProcessMemory{1234, 1234, 0, {}, {}, std::nullopt}; }
   std::string name() const override { return "scripted"; }
 };
 
