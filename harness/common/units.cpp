@@ -169,7 +169,7 @@ double parse_duration(std::string_view text) {
   // Under the smallest normal double ("250e-310ms" is 2.5e-311 s): a value parse_number itself
   // refuses when written out, so refused here too; every duration taken prints and reads back
   // (tests/fuzz/fuzz_sizes found it).
-  if (!std::isnormal(secs))
+  if (secs < std::numeric_limits<double>::min())
     throw UnitError(fmt::format("duration \"{}\" is too short (under {:g} s)", whole, std::numeric_limits<double>::min()));
   if (!std::isfinite(secs) || secs > 1e9) throw UnitError(fmt::format("duration \"{}\" is too long (over 30 years)", whole));
   return secs;
