@@ -90,7 +90,12 @@ for d in nlohmann CLI fmt gtest gmock benchmark ATen c10 caffe2 torch gflags glo
   [[ -d "$src" ]] && ln -s "$src" "$out/include/$d"
 done
 
-common=(-target "$target" "-std=c++$std" -Wall -Wextra -fno-color-diagnostics
+# -g0 -fno-sanitize=undefined: no debugger reads these objects and no Mac runs them, and Zig's
+# defaults (its Debug mode: full debug info, UBSan's trap checks compiled into every function) made
+# the 165 files that are linked take 631 s to compile cold against 459 s without (2 at a time on the
+# 2-core VM, 2026-12-06; BENCHMARKS.md, "Developer loop"). What the check proves (each file compiles
+# against libc++ and the macOS SDK, and the parent links) does not depend on either.
+common=(-target "$target" "-std=c++$std" -g0 -fno-sanitize=undefined -Wall -Wextra -fno-color-diagnostics
         -I "$root/harness" -I "$out/generated" -isystem "$out/include"
         -DFMT_HEADER_ONLY=1 -DWMBENCH_HAVE_FILL=1)
 core_defs=("-DWMBENCH_SOURCE_DIR_DEFAULT=\"/usr/local/share/wmbench\"")

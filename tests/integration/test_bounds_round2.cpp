@@ -126,10 +126,11 @@ TEST(BoundsRound2C, AFillChildsStderrFloodIsCutAtItsBoundWithANoteAndTheRunKeeps
   const std::string fill = script(t.path, "flooding-fill",
                                   "#!/bin/sh\ncase \"$*\" in *--hello-only*) exec " + real + " \"$@\";; esac\n"
                                   "head -c 20971520 /dev/zero | tr '\\0' 'x' >&2\nexec " + real + " \"$@\"\n");
-  const std::string sc = scenario(t.path, "one", R"({"name": "one", "device": "cpu", "step": "4MiB", "cap": "8MiB",
+  const std::string sc = scenario(t.path, "one", R"({"name": "one", "device": "mps-model", "step": "4MiB", "cap": "8MiB",
     "timeout": "120s", "matrix": [{"label": "a"}]})");
   RunOpts o;
   o.set_env["WMBENCH_FILL"] = fill;
+  o.set_env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";  // the model in wmbench-fill itself (cli_util.h)
   o.timeout = 300;
   auto r = run({WMBENCH_BIN, "run", sc, "--out", t.path + "/out", "--no-plots"}, o);
   EXPECT_EQ(r.status, 0) << r.err;

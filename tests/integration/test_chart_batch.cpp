@@ -80,7 +80,7 @@ TEST(ChartBatch, ARunsTwoChartsAreOnePython) {
   const std::string log = t.path + "/starts.log";
   wmbt::RunOpts o;
   o.set_env["WMBENCH_PYTHON"] = logging_python(t.path, real, log);
-  const std::string sc = wmbt::scenario(t.path, "one", R"({"name": "one", "device": "cpu", "step": "4MiB", "cap": "8MiB",
+  const std::string sc = wmbt::scenario(t.path, "one", R"({"name": "one", "device": "mps-model", "step": "4MiB", "cap": "8MiB",
       "timeout": "60s", "matrix": [{"label": "a"}]})");
   const auto r = wmbt::wmbench({"run", sc, "--out", t.path + "/out"}, o);
   ASSERT_EQ(r.status, 0) << r.out << r.err;

@@ -16,6 +16,9 @@ const std::string kBin = WMBENCH_BIN;
 const std::string kFill = WMBENCH_FILL_BIN;
 const char* const kSmall = R"({"name": "small", "device": "cpu", "step": "4MiB", "cap": "8MiB", "timeout": "60s",
   "matrix": [{"label": "a"}]})";
+// The same run on the model, for the tests of what the parent does after any child (the charts).
+const char* const kSmallModel = R"({"name": "small", "device": "mps-model", "step": "4MiB", "cap": "8MiB", "timeout": "60s",
+  "matrix": [{"label": "a"}]})";
 
 std::string executable(const std::string& path, const std::string& text) {
   write(path, text);
@@ -107,7 +110,7 @@ TEST(RunChild, ThePythonChildGetsTheSameFlagsAndMachineJsonNamesIt) {
 
 TEST(RunCharts, AnOutPathWithAQuoteAndACommandRunsNothing) {
   const std::string t = tmpdir();
-  write(t + "/s.json", kSmall);
+  write(t + "/s.json", kSmallModel);
   // One folder name (no '/') with an even number of quotes, so that the old `sh -c "'py' 'script' 'DIR'"`
   // parsed it and ran all three commands (checked on the code before this test: pwned, pwned2 and
   // pwned3 appeared in the working folder t).
@@ -131,7 +134,7 @@ TEST(RunCharts, AnOutPathWithAQuoteAndACommandRunsNothing) {
 
 TEST(RunCharts, AFailedChartIsAFailureLineNotChartsDone) {
   const std::string t = tmpdir();
-  write(t + "/s.json", kSmall);
+  write(t + "/s.json", kSmallModel);
   // Passes the matplotlib probe (-c ...), fails every chart script.
   RunOpts o;
   o.set_env["WMBENCH_PYTHON"] = executable(t + "/py", "#!/bin/sh\n[ \"$1\" = -I ] && [ \"$2\" = -c ] && exit 0\nexit 3\n");

@@ -127,7 +127,7 @@ TEST(Runner, ARealCpuAllocationFailureIsStoppedByPyTorch) {
 TEST(Runner, AChildKilledFromOutsideIsACrash) {
   WMBT_SKIP_IF(free_memory_below(1ull << 30));  // a GiB cap: refused where less is free (small Macs)
   const std::string t = tmpdir();
-  auto sc = scenario(t, "crash", R"({"name": "crash", "device": "cpu", "step": "4MiB", "cap": "1GiB", "step_delay": "200ms",
+  auto sc = scenario(t, "crash", R"({"name": "crash", "device": "mps-model", "step": "4MiB", "cap": "1GiB", "step_delay": "200ms",
     "timeout": "120s", "matrix": [{"label": "victim"}]})");
   RunOpts o;
   o.while_running = [&](pid_t) {
@@ -156,7 +156,7 @@ TEST(Runner, AChildKilledFromOutsideIsACrash) {
 TEST(Runner, AHangingChildIsStoppedByTheTimeout) {
   WMBT_SKIP_IF(free_memory_below(1ull << 30));  // a GiB cap: refused where less is free (small Macs)
   const std::string t = tmpdir();
-  auto sc = scenario(t, "slow", R"({"name": "slow", "device": "cpu", "step": "4MiB", "cap": "1GiB", "step_delay": "500ms",
+  auto sc = scenario(t, "slow", R"({"name": "slow", "device": "mps-model", "step": "4MiB", "cap": "1GiB", "step_delay": "500ms",
     "timeout": "1.5s", "guard": {"grace": "2s"}, "matrix": [{"label": "hang"}]})");
   auto r = wmbench({"run", sc, "--out", t, "--no-plots"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -278,7 +278,7 @@ TEST_P(RunnerSignal, StopsTheChildAndExits128PlusN) {
   WMBT_SKIP_IF(free_memory_below(1ull << 30));  // a GiB cap: refused where less is free (small Macs)
   const int sig = GetParam();
   const std::string t = tmpdir();
-  auto sc = scenario(t, "sig", R"({"name": "sig", "device": "cpu", "step": "4MiB", "cap": "1GiB", "step_delay": "200ms",
+  auto sc = scenario(t, "sig", R"({"name": "sig", "device": "mps-model", "step": "4MiB", "cap": "1GiB", "step_delay": "200ms",
     "timeout": "120s", "matrix": [{"label": "only"}]})");
   RunOpts o;
   o.while_running = [&](pid_t pid) {

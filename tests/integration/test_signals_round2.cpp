@@ -195,6 +195,7 @@ TEST(SignalsRound2, AFillChildsGrandchildIsStoppedAndNamedBeforeTheNextCell) {
       "timeout": "60s", "matrix": [{"label": "a"}, {"label": "b"}]})");
   RunOpts o;
   o.set_env["WMBENCH_FILL"] = fill;
+  o.set_env["WMBENCH_FILL_MODEL_WITHOUT_TORCH"] = "1";  // the model in wmbench-fill itself (cli_util.h)
   o.unset_env = {"WMBENCH_PYTHON_CHILD"};
   const Result r = run({WMBENCH_BIN, "run", sc, "--out", t.path + "/out", "--no-plots"}, o);
   EXPECT_EQ(r.status, 0) << r.err;
@@ -492,7 +493,7 @@ TEST(SignalsRound2, CtrlZStopsRunAndItsFillChildAndContinueFinishesTheRun) {
 #endif
   Tmp t;
   // 20 steps of 4 MiB, 0.25 s apart: about 5 s of filling.
-  const std::string sc = scenario(t.path, "slow", R"({"name": "slow", "device": "cpu", "step": "4MiB", "cap": "80MiB",
+  const std::string sc = scenario(t.path, "slow", R"({"name": "slow", "device": "mps-model", "step": "4MiB", "cap": "80MiB",
       "step_delay": "0.25s", "timeout": "300s", "matrix": [{"label": "a"}]})");
   CtrlZSeen seen;
   // The run's fill child, not the pre-folder probe (`--hello-only`): known by its argv.
@@ -603,7 +604,7 @@ TEST(SignalsRound2, SigintOrSigtermWhileTheChartsAreDrawnExits128PlusN) {
     o.while_running = [&](pid_t w) {
       if ((chart = await_pid(pidfile))) ::kill(w, sig);
     };
-    const std::string sc = scenario(t.path, "one", R"({"name": "one", "device": "cpu", "step": "4MiB", "cap": "8MiB",
+    const std::string sc = scenario(t.path, "one", R"({"name": "one", "device": "mps-model", "step": "4MiB", "cap": "8MiB",
         "timeout": "60s", "matrix": [{"label": "a"}]})");
     const Result r = wmbench({"run", sc, "--out", t.path + "/out"}, o);
     ASSERT_NE(chart, 0) << "the chart script never started: " << r.out << r.err;
