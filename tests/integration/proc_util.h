@@ -326,6 +326,31 @@ inline std::string device_memory_unbounded(const std::vector<std::string>& argv,
   return "";
 }
 
+// This process's environment (the first of a name, as getenv reads it) with SET_ENV set and
+// UNSET_ENV removed, as "NAME=VALUE" strings: what a child forked by a test starts with. Made
+// before fork: the child may then make only async-signal-safe calls (see run()).
+inline std::vector<std::string> child_environment(const std::map<std::string, std::string>& set_env,
+                                                  const std::vector<std::string>& unset_env) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (eq) env.emplace(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));
+  }
+  for (auto& [k, v] : set_env) env[k] = v;
+  for (auto& k : unset_env) env.erase(k);
+  std::vector<std::string> text;
+  for (auto& [k, v] : env) text.push_back(k + "=" + v);
+  return text;
+}
+
+// STRINGS as the null-terminated char* array execve takes; they must outlive it.
+inline std::vector<char*> exec_array(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
 inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
   if (!o.unbounded_device_ok) {
     if (const std::string why = device_memory_unbounded(argv, std::string(WMBENCH_SOURCE_DIR) + "/scenarios"); !why.empty()) {
@@ -343,21 +368,8 @@ inline Result run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
   // another thread held a lock (the allocator's under ASan, setenv's) hangs if it takes that lock
   // before exec: it calls only async-signal-safe functions (fork(2), signal-safety(7)). A child
   // that hung so was seen once in CI's ASan stage (ModelWarningsGrid: killed at its 60 s timeout).
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    const char* eq = std::strchr(*e, '=');
-    if (eq) env.emplace(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));  // the first of a name, as getenv
-  }
-  for (auto& [k, v] : o.set_env) env[k] = v;
-  for (auto& k : o.unset_env) env.erase(k);
-  std::vector<std::string> env_text;
-  for (auto& [k, v] : env) env_text.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& kv : env_text) envp.push_back(kv.data());
-  envp.push_back(nullptr);
-  std::vector<char*> a;
-  for (auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-  a.push_back(nullptr);
+  std::vector<std::string> env_text = child_environment(o.set_env, o.unset_env), argv_text = argv;
+  const std::vector<char*> envp = exec_array(env_text), a = exec_array(argv_text);
   const int devnull = ::open("/dev/null", O_RDONLY);
   pid_t pid = ::fork();
   if (pid == 0) {

@@ -160,25 +160,13 @@ TEST(WiredLimitLever, ANonRootRunIsRefusedBeforeAnyFolder) {
   const std::string err_path = m.t.path + "/err.txt";
   // The child's argv and environment are made before fork: after it, only async-signal-safe calls
   // (no setenv, no allocation).
-  std::vector<std::string> env_text;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string kv = *e;
-    const std::string name = kv.substr(0, kv.find('='));
-    if (name != "WMBENCH_SYSCTL_STANDIN" && name != "FAKE_MACOS_SYSCTL_STATE" && name != "WMBENCH_LEVER_STATE" &&
-        name != "WMBENCH_FILL")
-      env_text.push_back(kv);
-  }
-  env_text.push_back("WMBENCH_SYSCTL_STANDIN=" + kStandin);
-  env_text.push_back("FAKE_MACOS_SYSCTL_STATE=" + m.value);
-  env_text.push_back("WMBENCH_LEVER_STATE=" + m.t.path + "/lever");
-  env_text.push_back(std::string("WMBENCH_FILL=") + WMBENCH_FILL_BIN);
-  std::vector<char*> envp;
-  for (auto& kv : env_text) envp.push_back(kv.data());
-  envp.push_back(nullptr);
+  std::vector<std::string> env_text = child_environment({{"WMBENCH_SYSCTL_STANDIN", kStandin},
+                                                         {"FAKE_MACOS_SYSCTL_STATE", m.value},
+                                                         {"WMBENCH_LEVER_STATE", m.t.path + "/lever"},
+                                                         {"WMBENCH_FILL", WMBENCH_FILL_BIN}},
+                                                        {});
   std::vector<std::string> argv_text = {WMBENCH_BIN, "run", sc, "--out", m.out, "--no-plots"};
-  std::vector<char*> argv;
-  for (auto& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  const std::vector<char*> envp = exec_array(env_text), argv = exec_array(argv_text);
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
