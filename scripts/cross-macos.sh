@@ -2,7 +2,9 @@
 # A macOS build checked on Linux (run by .ci/run): with Zig's clang, libc++ and macOS SDK stubs
 # (Zig 0.11 from the npm registry), for aarch64-macos and in the C++ standard of CMakeLists.txt,
 #   1. compiles and LINKS the whole parent `wmbench` into build/cross-macos/wmbench and checks
-#      with `file` that it is an arm64 Mach-O executable;
+#      with `file` that it is an arm64 Mach-O executable; the core in the batches of 8 that CMake's
+#      unity build makes on a Mac (CMakeLists.txt, WMBENCH_UNITY), and all of it once more as one
+#      file, syntax only, for macOS and for Linux (a file-local name two sources share fails it);
 #   2. compiles every other translation unit that builds on macOS with -fsyntax-only: the unit and
 #      integration tests in that standard; wmbench-fill (with device_mps.cpp) and wmbench-bench
 #      against Debian's libtorch 1.13 headers, which libc++ cannot compile as C++20 (ATen/core/List.h
@@ -109,9 +111,10 @@ tests_defs=(-include "$root/tests/test_paths.h")  # as tests/CMakeLists.txt give
 mapfile -t core_dirs < <(sed -n '/^file(GLOB CORE_SOURCES/,/)$/p' "$root/CMakeLists.txt" |
   grep -o 'harness/[a-z_]*/\*\.cpp' | sed 's|/\*\.cpp||' | sort -u)
 ((${#core_dirs[@]} > 5)) || { echo "cross-macos: could not read CORE_SOURCES from CMakeLists.txt" >&2; exit 1; }
+# In byte order of the path, as CMake sorts a GLOB's files (so the batches below are CMake's).
 mapfile -t core < <(cd "$root" && for d in "${core_dirs[@]}"; do
   [[ -d "$d" ]] && find "$d" -name '*.cpp'
-done | grep -v '_linux\.cpp$' | sort)
+done | grep -v '_linux\.cpp$' | LC_ALL=C sort)
 mapfile -t cli < <(cd "$root" && find harness/cli -maxdepth 1 -name '*.cpp' | sort)
 mapfile -t fill < <(cd "$root" && find harness/fill harness/fillbase -maxdepth 1 -name '*.cpp' ! -name device_mps.cpp | sort)
 mapfile -t unit < <(cd "$root" && find tests/unit -maxdepth 1 -name '*.cpp' | sort)
@@ -166,13 +169,30 @@ drain() {
 }
 logname() { printf '%s' "$1" | tr '/.' '__'; }
 
-# 1. wmbench: compile, then link.
-say "wmbench: compiling ${#core[@]} + ${#cli[@]} sources (C++$std)"
+# 1. wmbench: compile, then link. The core 8 sources to a file, in its sorted order, as CMake's
+# unity build compiles wmbench_core (CMakeLists.txt, WMBENCH_UNITY; scripts/check-unity.sh checks
+# that every core source compiles beside every other): a batch generates the code that every file
+# instantiates again (nlohmann::json's, fmt's, std::string's) once. Each batch file includes its
+# sources by their path under harness/ (found through -I harness), so it reads the same in every
+# checkout (ccache hits in CI's fresh clone). Errors still name the source file and line.
+# CMake leaves out of its batches a file with definitions of its own: harness/tools/locate.cpp
+# (its WMBENCH_SOURCE_DIR_DEFAULT), compiled alone here too.
+unity_batch=8
+alone=harness/tools/locate.cpp
+batched=()
+for s in "${core[@]}"; do [[ "$s" == "$alone" ]] || batched+=("$s"); done
+((${#batched[@]} == ${#core[@]} - 1)) || die "$alone is not among the core sources"
+mkdir -p "$out/unity"
+say "wmbench: compiling ${#core[@]} core sources ($((${#batched[@]})) in batches of $unity_batch) + ${#cli[@]} sources (C++$std)"
 objs=()
-for s in "${core[@]}"; do
-  o="$out/obj/$(logname "$s").o"; objs+=("$o")
-  spawn "$(logname "$s")" "${common[@]}" "${core_defs[@]}" -c "$root/$s" -o "$o"
+for ((i = 0; i < ${#batched[@]}; i += unity_batch)); do
+  u="core_unity_$((i / unity_batch))"
+  printf '#include "%s"\n' "${batched[@]:i:unity_batch}" | sed 's|^#include "harness/|#include "|' >"$out/unity/$u.cpp"
+  o="$out/obj/$u.o"; objs+=("$o")
+  spawn "$u" "${common[@]}" -c "$out/unity/$u.cpp" -o "$o"
 done
+o="$out/obj/$(logname "$alone").o"; objs+=("$o")
+spawn "$(logname "$alone")" "${common[@]}" "${core_defs[@]}" -c "$root/$alone" -o "$o"
 for s in "${cli[@]}"; do
   o="$out/obj/$(logname "$s").o"; objs+=("$o")
   spawn "$(logname "$s")" "${common[@]}" -c "$root/$s" -o "$o"
@@ -201,6 +221,12 @@ done
 for s in "${bench[@]}"; do
   spawn "$(logname "$s")" "${common[@]}" "-std=c++$torch_std" "${torch[@]}" -fsyntax-only "$root/$s"
 done
+# Every core source beside every other, as one file: the unity build (step 1, and CMakeLists.txt's
+# WMBENCH_UNITY on Linux) compiles them 8 at a time, so two file-local helpers of one name in one
+# namespace break the batch they share, and which files share a batch moves as files are added.
+# Here for aarch64-macos (its *_macos.cpp files), below for Linux with the host compiler.
+printf '#include "%s"\n' "${core[@]}" | sed 's|^#include "harness/|#include "|' >"$out/unity/core_all.cpp"
+spawn core_all "${common[@]}" "${core_defs[@]}" -fsyntax-only "$out/unity/core_all.cpp"
 drain
 ((failed == 0)) || die "$failed translation unit(s) failed the aarch64-macos syntax check"
 
@@ -215,6 +241,15 @@ for v in 2.4 2.11; do
     die "device_mps.cpp (torch $v stand-ins) is not valid C++$std for $host_cxx"
 done
 
+# The Linux core (its *_linux.cpp files) as one file, as the macOS one above.
+mapfile -t core_linux < <(cd "$root" && for d in "${core_dirs[@]}"; do
+  [[ -d "$d" ]] && find "$d" -name '*.cpp'
+done | grep -v '_macos\.cpp$' | LC_ALL=C sort)
+printf '#include "%s"\n' "${core_linux[@]}" | sed 's|^#include "harness/|#include "|' >"$out/unity/core_all_linux.cpp"
+"$host_cxx" "-std=c++$std" -Wall -Wextra -I "$root/harness" -I "$out/generated" "${core_defs[@]}" -DWMBENCH_HAVE_FILL=1 \
+  -fsyntax-only "$out/unity/core_all_linux.cpp" ||
+  die "the Linux core sources do not compile as one file (a file-local name used in two of them?): the unity build needs each to be unique"
+
 # device_mps.cpp against the real 1.13 header must stop at its #error, as intended.
 if "$zig" c++ "${common[@]}" "-std=c++$torch_std" -isystem "$root/scripts/cross-macos/torch-2x" "${torch[@]}" -fsyntax-only \
      "$root/harness/fill/device_mps.cpp" >"$out/log/device_mps-torch-1.13.log" 2>&1; then
@@ -227,5 +262,5 @@ if [[ -n "${CCACHE_STATSLOG:-}" && -f "$CCACHE_STATSLOG" ]]; then
   say "ccache, this run: $(ccache --show-log-stats 2>/dev/null | grep -E '^ *(Hits|Misses):' | tr -s ' ' | paste -sd ';' -)"
 fi
 total=$(( ${#core[@]} + ${#cli[@]} + ${#fill[@]} + 2 + ${#unit[@]} + ${#integ[@]} + ${#bench[@]} ))
-say "ok: wmbench linked for $target; $total translation units compiled for $target, 0 errors"
+say "ok: wmbench linked for $target; $total sources compiled for $target (the core's in batches of $unity_batch, as CMake's unity build), 0 errors"
 say "  (C++$std, except the $(( ${#fill[@]} + 2 + ${#bench[@]} )) that include libtorch 1.13: C++$torch_std there; device_mps.cpp also C++$std with $host_cxx)"

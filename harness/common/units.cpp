@@ -193,6 +193,8 @@ std::string format_size_short(uint64_t bytes) {
   return fmt::format("{:.1f} GiB", b / GiB);
 }
 
+std::string format_gib(uint64_t bytes) { return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / GiB); }
+
 std::string format_size_or_dash(const std::optional<uint64_t>& bytes) { return bytes ? format_size(*bytes) : "-"; }
 
 std::string format_signed_size(const std::optional<int64_t>& v) {

@@ -17,6 +17,8 @@ namespace wmb {
 constexpr uint64_t KiB = 1ull << 10;
 constexpr uint64_t MiB = 1ull << 20;
 constexpr uint64_t GiB = 1ull << 30;
+// 2^64 as a double: a parsed double d fits in uint64_t when 0 <= d < kTwoTo64.
+constexpr double kTwoTo64 = 18446744073709551616.0;
 constexpr uint64_t TiB = 1ull << 40;
 
 // Thrown by the parsers below; what() names the value and what is allowed.
@@ -44,6 +46,8 @@ double parse_duration(std::string_view text);
 
 // 2 decimals with binary units: "512.00 MiB", "37.44 GiB", "100 bytes".
 std::string format_size(uint64_t bytes);
+// Always in GiB, 2 decimals: "0.50 GiB", "37.44 GiB" (the write-up's tables and the run's live line).
+std::string format_gib(uint64_t bytes);
 // Compact for tables: "38.5 GiB", "512 MiB".
 std::string format_size_short(uint64_t bytes);
 // For table cells: format_size, or "-" when there is no value.

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "io/text_table.h"
 #include "common/units.h"
 #include "readback/folder_device.h"
 #include "mpsmodel/revision.h"
@@ -62,12 +63,6 @@ std::string sandbox_text(const json& machine) {
   if (it == machine.end() || it->is_null()) return "none";
   if (auto v = size_at(*it, "ram_limit_bytes")) return format_size(*v);
   return "unknown";
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 }  // namespace

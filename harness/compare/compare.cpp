@@ -1,8 +1,8 @@
 // The comparison of two result folders: runs matched by label, the repeats of each label grouped,
 // and the verdict of each row. Loading is readback/, the exports export_json.cpp and export_text.cpp.
 #include "compare/compare.h"
-#include "compare/comparable.h"
 
+#include "io/text_table.h"
 #include "compare/comparable.h"
 
 #include <algorithm>
@@ -209,15 +209,6 @@ std::set<std::string> reasons_of(const SideStats& s) {
 std::set<std::string> signals_of(const SideStats& s) {
   std::set<std::string> out;
   for (const auto& [sig, n] : s.guard_signals) out.insert(sig);
-  return out;
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) {
-    if (!out.empty()) out += sep;
-    out += s;
-  }
   return out;
 }
 

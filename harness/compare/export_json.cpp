@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "io/json_input.h"
+#include "io/files.h"
 #include "compare/cell_settings.h"
 #include "readback/folder_device.h"
 #include "readback/verify_runs.h"
@@ -31,11 +32,6 @@ using nlohmann::json;
 
 namespace {
 
-template <typename T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
 json side_json(const SideInfo& s) {
   return {{"folder", s.path},           {"scenario", s.scenario}, {"device", s.device},
           {"torch_version", s.torch_version}, {"torch_library", s.torch_library}, {"child", s.child},
@@ -48,15 +44,15 @@ json stats_json(const SideStats& s) {
   return {{"repeats", s.repeats},
           {"stopped_by", s.stopped_by},
           {"stopped_by_text", stopped_by_text(s)},
-          {"held_bytes_median", opt(s.held_median)},
-          {"held_bytes_min", opt(s.held_min)},
-          {"held_bytes_max", opt(s.held_max)},
-          {"max_allowed_bytes", opt(s.max_allowed)},
-          {"swap_growth_bytes", opt(s.swap_growth)}};
+          {"held_bytes_median", json_or_null(s.held_median)},
+          {"held_bytes_min", json_or_null(s.held_min)},
+          {"held_bytes_max", json_or_null(s.held_max)},
+          {"max_allowed_bytes", json_or_null(s.max_allowed)},
+          {"swap_growth_bytes", json_or_null(s.swap_growth)}};
 }
 
 json change_json(const SizeChange& c) {
-  return {{"base_bytes", opt(c.base)},   {"new_bytes", opt(c.now)},           {"change_pct", opt(c.change_pct)},
+  return {{"base_bytes", json_or_null(c.base)},   {"new_bytes", json_or_null(c.now)},           {"change_pct", json_or_null(c.change_pct)},
           {"direction", c.direction()}, {"over_tolerance", c.over_tolerance}, {"changed", c.changed}};
 }
 

@@ -10,8 +10,6 @@
 namespace wmb::errparse {
 namespace {
 
-constexpr double kTwoTo64 = 18446744073709551616.0;
-
 bool is_space(unsigned char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }

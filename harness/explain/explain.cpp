@@ -10,10 +10,6 @@
 
 namespace wmb {
 
-namespace {
-constexpr double kTwoTo64 = 18446744073709551616.0;
-}  // namespace
-
 std::optional<uint64_t> implied_recommended_max(const ParsedError& e, double high) {
   if (e.kind != ErrorKind::MpsOom || !e.max_allowed_bytes || !(high > 0) || !std::isfinite(high)) return std::nullopt;
   const double r = std::round(static_cast<double>(*e.max_allowed_bytes) / high);

@@ -5,18 +5,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "io/text_table.h"
 #include "common/units.h"
 #include "mpsmodel/revision.h"
 #include "common/limits.h"
 
 namespace wmb::fill {
 namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 void check_member(const std::string& what, const std::string& value, const std::vector<std::string>& allowed) {
   if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())

@@ -3,13 +3,9 @@
 #include <algorithm>
 
 #include "guard/supervisor.h"
+#include "io/files.h"
 
 namespace wmb {
-namespace {
-
-nlohmann::json opt(const std::optional<uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
-
-}  // namespace
 
 Sampler::Sampler(MemoryProbe& probe, pid_t pid, std::string cgroup_dir, TraceWriter* trace,
                  std::function<void(nlohmann::json&)> decorate, SuperviseResult& result, double t0)
@@ -29,19 +25,19 @@ void Sampler::sample(double now) {
     s["footprint"] = p.footprint;
     s["swap_used"] = m.swap_used;
     s["level"] = m.level;
-    s["rss"] = opt(p.rss);
-    s["process_swap"] = opt(p.swap);
-    s["swapins"] = opt(m.swapins);
-    s["swapouts"] = opt(m.swapouts);
-    s["cgroup_usage"] = opt(p.cgroup_usage);
-    s["cgroup_swap"] = opt(p.cgroup_swap);
+    s["rss"] = json_or_null(p.rss);
+    s["process_swap"] = json_or_null(p.swap);
+    s["swapins"] = json_or_null(m.swapins);
+    s["swapouts"] = json_or_null(m.swapouts);
+    s["cgroup_usage"] = json_or_null(p.cgroup_usage);
+    s["cgroup_swap"] = json_or_null(p.cgroup_swap);
     // The guard's other readings (null where the platform has none): macOS pressure level,
     // compressor and wired bytes; Linux PSI stall total (us); the kernel's peak of the child.
     s["pressure"] = m.pressure ? nlohmann::json(*m.pressure) : nlohmann::json(nullptr);
-    s["stall_us"] = opt(m.stall_us);
-    s["compressor_bytes"] = opt(m.compressor_bytes);
-    s["wired_bytes"] = opt(m.wired_bytes);
-    s["kernel_peak"] = opt(p.kernel_peak);
+    s["stall_us"] = json_or_null(m.stall_us);
+    s["compressor_bytes"] = json_or_null(m.compressor_bytes);
+    s["wired_bytes"] = json_or_null(m.wired_bytes);
+    s["kernel_peak"] = json_or_null(p.kernel_peak);
   } catch (const ProbeError& e) {
     if (r_.probe_error.empty()) r_.probe_error = e.what();
     s["probe_error"] = e.what();

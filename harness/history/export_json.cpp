@@ -1,17 +1,13 @@
 // A History as one JSON object, for tools: the series, their folders, each setting's cells and
 // the neighbour comparisons exactly as `wmbench compare --json` writes them.
 #include "history/history.h"
+#include "io/files.h"
 
 namespace wmb::history {
 
 namespace {
 
 using nlohmann::json;
-
-template <typename T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 json folder_json(const FolderInfo& f) {
   return {{"folder", f.side.path},
@@ -23,10 +19,10 @@ json folder_json(const FolderInfo& f) {
           {"child", f.child},
           {"machine", f.machine},
           {"chip", f.side.chip},
-          {"ram_bytes", opt(f.ram_bytes)},
+          {"ram_bytes", json_or_null(f.ram_bytes)},
           {"os", f.os},
           // On cuda this is the device's total memory (what machine.json records there).
-          {f.side.device == "cuda" ? "device_memory_bytes" : "recommended_max_bytes", opt(f.recommended_max)},
+          {f.side.device == "cuda" ? "device_memory_bytes" : "recommended_max_bytes", json_or_null(f.recommended_max)},
           {"setup", f.setup},
           {"runs", f.side.runs},
           {"not_run", f.side.not_run}};
@@ -47,11 +43,11 @@ json cell_json(const Cell& c) {
     j["repeats"] = c.stats.repeats;
     j["stopped_by"] = c.stats.stopped_by;
     j["stopped_by_text"] = compare::stopped_by_text(c.stats);
-    j["held_bytes_median"] = opt(c.stats.held_median);
-    j["held_bytes_min"] = opt(c.stats.held_min);
-    j["held_bytes_max"] = opt(c.stats.held_max);
-    j["max_allowed_bytes"] = opt(c.stats.max_allowed);
-    j["swap_growth_bytes"] = opt(c.stats.swap_growth);
+    j["held_bytes_median"] = json_or_null(c.stats.held_median);
+    j["held_bytes_min"] = json_or_null(c.stats.held_min);
+    j["held_bytes_max"] = json_or_null(c.stats.held_max);
+    j["max_allowed_bytes"] = json_or_null(c.stats.max_allowed);
+    j["swap_growth_bytes"] = json_or_null(c.stats.swap_growth);
   }
   if (c.compared) {
     j["vs_previous"] = {{"status", kind_name(c.kind)}, {"regression", c.regression}, {"verdict", c.verdict}};

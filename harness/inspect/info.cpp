@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "child/child_info.h"
+#include "common/exit_codes.h"
 #include "common/interrupt.h"
 #include "common/run_error.h"
 #include "common/units.h"
@@ -25,10 +26,6 @@
 
 namespace wmb::inspect {
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitFail = 1;
-constexpr int kExitUsage = 2;
 
 void print_mac_facts(const MacFacts& m) {
   std::cout << fmt::format("macOS        {} ({}), {}\n", m.product_version, m.build_version, m.hw_model);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/exit_codes.h"
 #include "common/run_error.h"
 #include "common/limits.h"
 #include "common/units.h"
@@ -16,9 +17,6 @@
 namespace wmb::inspect {
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 2;
 
 // What is predicted: the scenario's cells (and the scenario, for its step and cap), or the
 // write-up's settings. Prints why and returns false for an unknown revision or a bad scenario.

@@ -26,6 +26,14 @@ struct FileError : std::runtime_error {
 void write_file_atomic(const std::string& path, const std::string& content);
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
 
+// An optional value as JSON, null when it is absent (the trace's samples, the exports of history
+// and compare). One copy: file-local copies of it clashed when the sources are compiled in
+// batches (CMake's unity build, CMakeLists.txt's WMBENCH_UNITY).
+template <typename T>
+nlohmann::json json_or_null(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
 // Default bound of read_file: far above any file wmbench reads whole.
 constexpr size_t kMaxReadBytes = size_t{64} << 20;
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "io/terminal_text.h"
 #include "io/utf8.h"
 
 namespace wmb {
@@ -198,6 +199,10 @@ std::string json_preview(const nlohmann::json& v, size_t max_chars) {
   }
   if (out.size() > max_chars) out = std::string(utf8_prefix(out, max_chars > 3 ? max_chars - 3 : 0)) + "...";
   return out;
+}
+
+std::string json_shown(const nlohmann::json& v, size_t max_chars) {
+  return v.is_null() ? "none" : escape_controls_line(json_preview(v, max_chars));
 }
 
 // ---- JsonObject ----

@@ -46,6 +46,9 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
 // A short, safe rendering of a value for an error message: at most `max_chars` characters,
 // containers shown only a few levels deep, strings cut on a character boundary. Never throws.
 std::string json_preview(const nlohmann::json& v, size_t max_chars = 80);
+// A recorded setting as a resume's mismatch message shows it: "none" for null, else json_preview
+// with control and bidi characters escaped (escape_controls_line). Never throws.
+std::string json_shown(const nlohmann::json& v, size_t max_chars);
 
 // One JSON object read field by field. `source` names the file, `path` the object inside it
 // ("" for the top, "runs[3]", "machine.model"). A missing or null optional field reads as nullopt.

@@ -2,6 +2,7 @@
 // Plain-text tables and Markdown cells, shared by the text and Markdown exporters of `compare`
 // (compare/export_text.cpp) and `history` (history/export_markdown.cpp).
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wmb {
@@ -20,5 +21,17 @@ std::string md_escape(const std::string& s);
 
 // The same inside a code span (where '<' is shown as it is).
 std::string md_code(const std::string& s);
+
+// Parts with a separator between them ("a, b, c"): the lists of names in messages (scenario,
+// compare, the fill child's options). One copy: file-local copies of it clashed when the sources
+// are compiled in batches (CMake's unity build, CMakeLists.txt's WMBENCH_UNITY).
+inline std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
 
 }  // namespace wmb

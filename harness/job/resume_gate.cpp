@@ -10,8 +10,6 @@
 namespace wmb {
 namespace {
 
-std::string shown(const nlohmann::json& j) { return j.is_null() ? "none" : escape_controls_line(json_preview(j, 200)); }
-
 // The argv as JSON strings on one line ("[\"/bin/sh\", \"-c\", ...]"), cut at 400 characters:
 // quoted, so no word of it reads as wmbench's own text.
 std::string command_for_display(const std::vector<std::string>& argv) {
@@ -26,7 +24,7 @@ void gate_resumed_values(const std::string& dir, const std::vector<GatedValue>& 
   std::string all;
   for (const auto& v : values) {
     if (v.folder == v.given) continue;
-    all += fmt::format("\n  {}: the folder has {}, this command line {}{}", v.option, shown(v.folder), shown(v.given),
+    all += fmt::format("\n  {}: the folder has {}, this command line {}{}", v.option, json_shown(v.folder, 200), json_shown(v.given, 200),
                        v.name_it.empty() ? "" : fmt::format(" (to use the folder's, name it: {})", escape_controls_line(v.name_it)));
   }
   if (all.empty()) return;

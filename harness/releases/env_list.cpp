@@ -64,7 +64,7 @@ bool held_by_a_run(const std::string& root, const std::string& key) {
   return !free;
 }
 
-std::string text_of(const nlohmann::json& m, const char* k) {
+std::string marker_text(const nlohmann::json& m, const char* k) {
   return m.contains(k) && m[k].is_string() ? escape_controls_line(std::string(utf8_prefix(m[k].get<std::string>(), 200))) : "";
 }
 
@@ -103,13 +103,13 @@ std::vector<CachedEnv> list_cached_envs(const std::string& root) {
       try {
         const nlohmann::json m = read_json_file(path + "/" + kEnvMarker, 64 << 20);
         if (!m.is_object()) throw std::runtime_error("not an object");
-        c.request = text_of(m, "request");
-        c.torch_version = text_of(m, "torch_version");
-        c.variant = text_of(m, "variant");
-        c.installer = text_of(m, "installer");
-        c.python_version = text_of(m, "python_version");
-        c.made_utc = text_of(m, "made_utc");
-        if (text_of(m, "key") != name) c.problem = fmt::format("its {} names another key", kEnvMarker);
+        c.request = marker_text(m, "request");
+        c.torch_version = marker_text(m, "torch_version");
+        c.variant = marker_text(m, "variant");
+        c.installer = marker_text(m, "installer");
+        c.python_version = marker_text(m, "python_version");
+        c.made_utc = marker_text(m, "made_utc");
+        if (marker_text(m, "key") != name) c.problem = fmt::format("its {} names another key", kEnvMarker);
       } catch (const std::exception&) {
         c.problem = fmt::format("no readable {}", kEnvMarker);
       }

@@ -46,7 +46,7 @@ constexpr const char* kTorchProbe =
     "        pass\n"
     "print(json.dumps(out))\n";
 
-std::string text_of(const nlohmann::json& j, const char* key) {
+std::string probe_text(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_string()) return "";
   const std::string s = it->get<std::string>();
@@ -77,19 +77,19 @@ TorchFacts probe_torch(const std::string& python, double timeout_s) {
   if (!j.is_object()) throw EnvError(fmt::format("{}: its answer was not an object", python));
   TorchFacts f;
   f.python = python;
-  f.python_version = text_of(j, "python");
-  if (const std::string e = text_of(j, "error"); !e.empty())
+  f.python_version = probe_text(j, "python");
+  if (const std::string e = probe_text(j, "error"); !e.empty())
     throw EnvError(fmt::format("{} (Python {}) cannot import torch: {}", python, f.python_version, e));
-  f.torch_version = text_of(j, "torch");
-  f.git_version = text_of(j, "git");
-  f.torch_file = text_of(j, "file");
-  f.dist_version = text_of(j, "dist");
-  f.dist_location = text_of(j, "dist_location");
-  f.cuda = text_of(j, "cuda");
-  f.platform = text_of(j, "platform");
-  f.cuda_available = text_of(j, "cuda_available");
-  f.mps_available = text_of(j, "mps_available");
-  if (const std::string api = text_of(j, "mps_api"); api.size() == 2) {
+  f.torch_version = probe_text(j, "torch");
+  f.git_version = probe_text(j, "git");
+  f.torch_file = probe_text(j, "file");
+  f.dist_version = probe_text(j, "dist");
+  f.dist_location = probe_text(j, "dist_location");
+  f.cuda = probe_text(j, "cuda");
+  f.platform = probe_text(j, "platform");
+  f.cuda_available = probe_text(j, "cuda_available");
+  f.mps_available = probe_text(j, "mps_available");
+  if (const std::string api = probe_text(j, "mps_api"); api.size() == 2) {
     f.has_backends_mps = api[0] == '1';
     f.has_torch_mps = api[1] == '1';
   }

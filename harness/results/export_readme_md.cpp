@@ -19,7 +19,6 @@
 namespace wmb {
 namespace {
 
-std::string gib(uint64_t b) { return fmt::format("{:.2f} GiB", static_cast<double>(b) / GiB); }
 
 uint64_t grow(const RunRecord& r) { return r.swap_after_bytes > r.swap_before_bytes ? r.swap_after_bytes - r.swap_before_bytes : 0; }
 
@@ -57,11 +56,11 @@ std::string compression_finding(const Report& r) {
   for (auto* o : random)
     if (auto x = footprint_ratio(*o)) rr = std::max(rr.value_or(*x), *x);
   for (auto* o : ones)
-    out += fmt::format("  `{}` ({}): held {}, peak footprint {}, swap +{}, stopped by {}.\n", o->label, o->data, gib(o->held_bytes),
-                       o->peak_footprint_bytes ? gib(*o->peak_footprint_bytes) : "-", gib(grow(*o)), o->stopped_by);
+    out += fmt::format("  `{}` ({}): held {}, peak footprint {}, swap +{}, stopped by {}.\n", o->label, o->data, format_gib(o->held_bytes),
+                       o->peak_footprint_bytes ? format_gib(*o->peak_footprint_bytes) : "-", format_gib(grow(*o)), o->stopped_by);
   for (auto* o : random)
-    out += fmt::format("  `{}` (random): held {}, peak footprint {}, swap +{}, stopped by {}.\n", o->label, gib(o->held_bytes),
-                       o->peak_footprint_bytes ? gib(*o->peak_footprint_bytes) : "-", gib(grow(*o)), o->stopped_by);
+    out += fmt::format("  `{}` (random): held {}, peak footprint {}, swap +{}, stopped by {}.\n", o->label, format_gib(o->held_bytes),
+                       o->peak_footprint_bytes ? format_gib(*o->peak_footprint_bytes) : "-", format_gib(grow(*o)), o->stopped_by);
   if (ro && rr && *ro < 0.5 * *rr)
     out += fmt::format(
         "  The {} data took {:.0f} % of its held size in footprint, random data {:.0f} %: the OS compressed the "
@@ -94,10 +93,10 @@ std::string offload_finding(const Report& r) {
     auto fp_on = val("on_device", "footprint_sampled_bytes"), fp_moved = val("moved_to_cpu", "footprint_sampled_bytes"),
          fp_read = val("cpu_read", "footprint_sampled_bytes"), fp_rel = val("released", "footprint_sampled_bytes");
     if (dev_on && dev_moved)
-      out += fmt::format(" the device counted {} on the device and {} after `.to(\"cpu\")` + empty cache.", gib(*dev_on), gib(*dev_moved));
+      out += fmt::format(" the device counted {} on the device and {} after `.to(\"cpu\")` + empty cache.", format_gib(*dev_on), format_gib(*dev_moved));
     if (fp_on && fp_moved && fp_read)
-      out += fmt::format(" The process footprint went {} (on device) -> {} (moved to cpu) -> {} (cpu copy read){}.", gib(*fp_on),
-                         gib(*fp_moved), gib(*fp_read), fp_rel ? " -> " + gib(*fp_rel) + " (released to meta)" : "");
+      out += fmt::format(" The process footprint went {} (on device) -> {} (moved to cpu) -> {} (cpu copy read){}.", format_gib(*fp_on),
+                         format_gib(*fp_moved), format_gib(*fp_read), fp_rel ? " -> " + format_gib(*fp_rel) + " (released to meta)" : "");
     if (run.device == "cuda")
       out += " On a discrete GPU the copy to the CPU really frees device memory: the process's host footprint grows by the copy.";
     else if (run.device == "mps")
@@ -122,8 +121,8 @@ class ReadmeMd : public Exporter {
     out += "## Setup\n\n";
     out += fmt::format("- Machine: {} {}, {}, {} RAM, swap {}\n", md_escape(m.value("os", "?")), md_escape(m.value("os_version", "")),
                        md_escape(m.value("chip", "?")),
-                       m.contains("ram_bytes") && m["ram_bytes"].is_number() ? gib(m["ram_bytes"].get<uint64_t>()) : "?",
-                       m.contains("swap_total_bytes") && m["swap_total_bytes"].is_number() ? gib(m["swap_total_bytes"].get<uint64_t>()) : "?");
+                       m.contains("ram_bytes") && m["ram_bytes"].is_number() ? format_gib(m["ram_bytes"].get<uint64_t>()) : "?",
+                       m.contains("swap_total_bytes") && m["swap_total_bytes"].is_number() ? format_gib(m["swap_total_bytes"].get<uint64_t>()) : "?");
     // Which child ran (CONTRACTS.md: machine.json "child"; folders without it ran the native one).
     std::string child = "native child (wmbench-fill)";
     if (m.contains("child") && m["child"].is_object()) {
@@ -141,9 +140,9 @@ class ReadmeMd : public Exporter {
                        md_escape(m.value("started_utc", "?")), md_escape(m.value("ended_utc", "?")));
     if (r.scenario.contains("resolved")) {
       const auto& z = r.scenario["resolved"];
-      out += fmt::format("- Step {}, cap {}, guard swap budget {}\n", gib(z.value("step_bytes", uint64_t{0})),
-                         z.contains("cap_bytes") && z["cap_bytes"].is_number() ? gib(z["cap_bytes"].get<uint64_t>()) : "none",
-                         gib(z.value("swap_budget_bytes", uint64_t{0})));
+      out += fmt::format("- Step {}, cap {}, guard swap budget {}\n", format_gib(z.value("step_bytes", uint64_t{0})),
+                         z.contains("cap_bytes") && z["cap_bytes"].is_number() ? format_gib(z["cap_bytes"].get<uint64_t>()) : "none",
+                         format_gib(z.value("swap_budget_bytes", uint64_t{0})));
     }
     if (m.contains("model") && m["model"].is_object()) {
       const auto rev = m["model"].find("revision");
@@ -189,7 +188,7 @@ class ReadmeMd : public Exporter {
     for (const auto& run : r.runs)
       if (run.stopped_by == "pytorch" && grow(run) >= 64 * MiB)
         out += fmt::format("- `{}` was stopped by PyTorch but swap still grew {}: its limit lay beyond the memory that was free.\n",
-                           run.label, gib(grow(run)));
+                           run.label, format_gib(grow(run)));
     out += peak_source_finding(r);
     out += compression_finding(r);
     out += offload_finding(r);

@@ -18,20 +18,19 @@
 namespace wmb {
 namespace {
 
-std::string gib(uint64_t b) { return fmt::format("{:.2f} GiB", static_cast<double>(b) / GiB); }
 
 std::string swap_cell(const RunRecord& r) {
   const int64_t delta = static_cast<int64_t>(r.swap_after_bytes) - static_cast<int64_t>(r.swap_before_bytes);
   const uint64_t grow_peak = r.swap_peak_bytes > r.swap_before_bytes ? r.swap_peak_bytes - r.swap_before_bytes : 0;
   if (grow_peak < MiB && std::llabs(delta) < static_cast<int64_t>(MiB))
-    return fmt::format("no change ({})", gib(r.swap_before_bytes));
-  return fmt::format("{} -> {} ({}{:.2f} GiB)", gib(r.swap_before_bytes), gib(r.swap_after_bytes), delta >= 0 ? "+" : "-",
+    return fmt::format("no change ({})", format_gib(r.swap_before_bytes));
+  return fmt::format("{} -> {} ({}{:.2f} GiB)", format_gib(r.swap_before_bytes), format_gib(r.swap_after_bytes), delta >= 0 ? "+" : "-",
                      static_cast<double>(std::llabs(delta)) / GiB);
 }
 
 std::string who_cell(const RunRecord& r) {
   if (r.stopped_by == "pytorch" && r.max_allowed_bytes)
-    return fmt::format("PyTorch, max allowed {}", gib(*r.max_allowed_bytes));
+    return fmt::format("PyTorch, max allowed {}", format_gib(*r.max_allowed_bytes));
   if (r.stopped_by == "pytorch") return "PyTorch";
   if (r.stopped_by == "config") {
     std::string t = r.error_text.value_or(r.detail);
@@ -65,7 +64,7 @@ std::string model_revision_text(const nlohmann::json& model) {
              : "PyTorch revision " + md_code(name) + " (not one wmbench knows)";
 }
 
-std::string opt_gib(const std::optional<uint64_t>& v) { return v ? gib(*v) : "-"; }
+std::string opt_gib(const std::optional<uint64_t>& v) { return v ? format_gib(*v) : "-"; }
 
 uint64_t median(std::vector<uint64_t> v) {
   std::sort(v.begin(), v.end());
@@ -81,14 +80,14 @@ std::string machine_lines(const nlohmann::json& m, const std::string& device, bo
   };
   // Every value from machine.json is a contributed folder's text: one Markdown helper for each.
   out += fmt::format("Device {} on {} ({} RAM{}), torch {} ({} child), {}.\n", md_code(device), md_escape(m.value("chip", "?")),
-                     num("ram_bytes") ? gib(*num("ram_bytes")) : "?",
+                     num("ram_bytes") ? format_gib(*num("ram_bytes")) : "?",
                      num("recommended_max_bytes")
-                         ? (cuda ? ", device memory " : ", recommended max ") + gib(*num("recommended_max_bytes"))
+                         ? (cuda ? ", device memory " : ", recommended max ") + format_gib(*num("recommended_max_bytes"))
                          : "",
                      md_escape(m.value("torch_version", "?")), md_escape(child_kind(m)), md_escape(m.value("started_utc", "?")));
   if (m.contains("sandbox") && m["sandbox"].is_object())
     out += fmt::format("Runs in a Linux memory sandbox of {} ({}).\n",
-                       gib(m["sandbox"].value("ram_limit_bytes", uint64_t{0})), md_escape(m["sandbox"].value("kind", "")));
+                       format_gib(m["sandbox"].value("ram_limit_bytes", uint64_t{0})), md_escape(m["sandbox"].value("kind", "")));
   if (m.contains("model") && m["model"].is_object())
     out += fmt::format("**This is a model of a Mac** (device mps-model, {}): {}\n", model_revision_text(m["model"]),
                        md_escape(m["model"].value("note", "")));
@@ -130,9 +129,9 @@ std::string setting_cell(const std::string& label, const RunRecord& first) {
 std::string one_run_row(const std::string& setting, const RunRecord& first, bool cuda) {
   // A job's (program "command") held bytes are unknown: its peak footprint is the figure.
   return fmt::format("| {} | {} | {} | {} | {} |{} {} |\n", setting, md_escape(who_cell(first)),
-                     first.program == "command" ? std::string("-") : gib(first.held_bytes),
-                     swap_cell(first), first.max_allowed_bytes ? gib(*first.max_allowed_bytes) : "-",
-                     device_cells(first, cuda), first.peak_footprint_bytes ? gib(*first.peak_footprint_bytes) : "-");
+                     first.program == "command" ? std::string("-") : format_gib(first.held_bytes),
+                     swap_cell(first), first.max_allowed_bytes ? format_gib(*first.max_allowed_bytes) : "-",
+                     device_cells(first, cuda), first.peak_footprint_bytes ? format_gib(*first.peak_footprint_bytes) : "-");
 }
 
 // The row of a setting with repeats `g`: stop reasons counted, median (min-max) held, median swap growth.
@@ -152,8 +151,8 @@ std::string repeats_row(const std::string& setting, const std::vector<const RunR
   for (const auto& [w, n] : who) who_s += fmt::format("{}{} x{}", who_s.empty() ? "" : ", ", w, n);
   const auto [mn, mx] = std::minmax_element(held.begin(), held.end());
   return fmt::format("| {} | {} | {} ({} - {}), {} runs | median +{} | {} |{} {} |\n", setting, md_escape(who_s),
-                     gib(median(held)), gib(*mn), gib(*mx), g.size(), gib(median(grow)), maxa ? gib(*maxa) : "-",
-                     device_cells(first, cuda), foot.empty() ? "-" : gib(median(foot)));
+                     format_gib(median(held)), format_gib(*mn), format_gib(*mx), g.size(), format_gib(median(grow)), maxa ? format_gib(*maxa) : "-",
+                     device_cells(first, cuda), foot.empty() ? "-" : format_gib(median(foot)));
 }
 
 // The offload program's stages (write-up 000): footprint, device driver count, held; a table per run that has them.
@@ -166,7 +165,7 @@ std::string stage_tables(const Report& r, bool cuda) {
                        "|---|---|---|---|---|---|\n",
                        cuda ? "reserved" : "driver");
     auto cell = [](const nlohmann::json& st, const char* k) {
-      return st.contains(k) && st[k].is_number() ? gib(st[k].get<uint64_t>()) : std::string("-");
+      return st.contains(k) && st[k].is_number() ? format_gib(st[k].get<uint64_t>()) : std::string("-");
     };
     for (const auto& st : run.stages)
       out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_escape(st.value("name", "?")), cell(st, "footprint_sampled_bytes"),

@@ -10,8 +10,6 @@
 namespace wmb {
 namespace {
 
-std::string shown(const nlohmann::json& j) { return j.is_null() ? "none" : json_preview(j, 120); }
-
 // Each key of `want` (the folder's) whose value in `got` (this session's) differs, as
 // "key: folder has X, this run has Y"; nested objects by dotted key.
 void differences(const nlohmann::json& want, const nlohmann::json& got, const std::string& prefix,
@@ -22,7 +20,7 @@ void differences(const nlohmann::json& want, const nlohmann::json& got, const st
     if (it->is_object() && other.is_object()) {
       differences(*it, other, key + ".", out);
     } else if (*it != other) {
-      out.push_back(fmt::format("{}: the folder has {}, this run has {}", key, shown(*it), shown(other)));
+      out.push_back(fmt::format("{}: the folder has {}, this run has {}", key, json_shown(*it, 120), json_shown(other, 120)));
     }
   }
 }
@@ -67,7 +65,7 @@ void check_resume_matches(const RunnerOptions& opts, const HeldFolder& held, con
                                     ? m["sandbox"]["ram_limit_bytes"]
                                     : nlohmann::json(nullptr);
       const nlohmann::json now = opts.ram_limit ? nlohmann::json(*opts.ram_limit) : nlohmann::json(nullptr);
-      if (sb != now) diff.push_back(fmt::format("--ram-limit: the folder has {}, this run has {}", shown(sb), shown(now)));
+      if (sb != now) diff.push_back(fmt::format("--ram-limit: the folder has {}, this run has {}", json_shown(sb, 120), json_shown(now, 120)));
     }
   } catch (const FileError& e) {
     throw RunRefused(e.what());

@@ -3,12 +3,11 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "io/files.h"
 
 namespace wmb {
 namespace {
 
-std::string short_held(uint64_t b) { return fmt::format("{:.2f} GiB", static_cast<double>(b) / GiB); }
-nlohmann::json opt(const std::optional<uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
 }  // namespace
 
@@ -53,13 +52,13 @@ void RunWatch::attach(SuperviseOptions& sup) {
   sup.on_line = [this](std::string_view line, bool cut, double t) { on_line(line, cut, t); };
   sup.decorate_sample = [this](nlohmann::json& s) {
     s["held"] = report_.held_bytes;
-    s["allocated"] = opt(report_.allocated_bytes);
-    s["driver"] = opt(report_.driver_bytes);
+    s["allocated"] = json_or_null(report_.allocated_bytes);
+    s["driver"] = json_or_null(report_.driver_bytes);
     if (s.contains("swap_used") && s["swap_used"].is_number()) last_swap_ = s["swap_used"].get<uint64_t>();
   };
   sup.on_tick = [this](double t) {
     const int64_t grow = static_cast<int64_t>(last_swap_) - static_cast<int64_t>(swap_before_);
-    progress_.update(fmt::format("{}: held {}, swap {:+.2f} GiB, {:.1f} s", head_, short_held(report_.held_bytes),
+    progress_.update(fmt::format("{}: held {}, swap {:+.2f} GiB, {:.1f} s", head_, format_gib(report_.held_bytes),
                                  static_cast<double>(grow) / GiB, t));
   };
 }

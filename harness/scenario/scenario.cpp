@@ -1,5 +1,6 @@
 #include "scenario/scenario.h"
 
+#include "io/text_table.h"
 #include "io/files.h"
 #include "io/json_input.h"
 #include "common/units.h"
@@ -35,12 +36,6 @@ const std::vector<std::string> kGuardKeys = {"swap_budget", "wait_free", "kill_f
 const std::vector<std::string> kCellKeys = {"label", "env", "data", "memory_fraction", "sysctl", "$comment"};
 const std::vector<std::string> kData = {"random", "ones", "zeros"};
 const std::vector<std::string> kPrograms = {"fill", "offload", "command"};
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
-  return out;
-}
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);

@@ -12,6 +12,7 @@
 #include "io/utf8.h"
 #include "job/resume_gate.h"
 #include "job/run_input.h"
+#include "mpsmodel/watermark.h"
 #include "results/report.h"
 #include "common/run_error.h"
 #include "runner/stages.h"
@@ -23,8 +24,6 @@
 namespace wmb {
 namespace {
 
-constexpr const char* kHigh = "PYTORCH_MPS_HIGH_WATERMARK_RATIO";
-constexpr const char* kLow = "PYTORCH_MPS_LOW_WATERMARK_RATIO";
 
 Cell probe_cell(size_t n, const TuneStep& step) {
   // The ratios the child will really see: never one that switches the limit off (the policy was
@@ -33,7 +32,7 @@ Cell probe_cell(size_t n, const TuneStep& step) {
     throw RunRefused("tune would probe HIGH " + ratio_text(step.high) + " LOW " + ratio_text(step.low) + ": " + why, 2);
   Cell c;
   c.label = fmt::format("t{:02}-high-{}-low-{}", n, ratio_text(step.high), ratio_text(step.low));
-  c.env = {{kHigh, ratio_text(step.high)}, {kLow, ratio_text(step.low)}};
+  c.env = {{mpsmodel::kHighEnv, ratio_text(step.high)}, {mpsmodel::kLowEnv, ratio_text(step.low)}};
   return c;
 }
 

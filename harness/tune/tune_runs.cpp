@@ -3,14 +3,13 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "mpsmodel/watermark.h"
 #include "results/report.h"
 #include "tune/tune.h"
 
 namespace wmb {
 namespace {
 
-constexpr const char* kHigh = "PYTORCH_MPS_HIGH_WATERMARK_RATIO";
-constexpr const char* kLow = "PYTORCH_MPS_LOW_WATERMARK_RATIO";
 
 std::optional<double> env_ratio(const RunRecord& r, const char* key) {
   const auto it = r.env.find(key);
@@ -36,9 +35,9 @@ std::vector<TuneRun> tune_runs_of(const Report& rep, const TunePolicy& p, std::v
   std::vector<TuneRun> runs;
   probes.clear();
   for (const auto& r : rep.runs) {
-    const auto high = env_ratio(r, kHigh);
+    const auto high = env_ratio(r, mpsmodel::kHighEnv);
     if (!high) continue;  // not a probe of this search
-    const double low = env_ratio(r, kLow).value_or(*high);
+    const double low = env_ratio(r, mpsmodel::kLowEnv).value_or(*high);
     // A record whose ratios, as the search uses them, are no setting it may run (HIGH 0.0: no
     // limit), or lie outside the bracket, is not a probe of this search: a hostile or edited
     // folder's record never becomes the answer (tune_setting_problem).
