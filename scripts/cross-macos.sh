@@ -2,9 +2,10 @@
 # A macOS build checked on Linux (run by .ci/run): with Zig's clang, libc++ and macOS SDK stubs
 # (Zig 0.11 from the npm registry), for aarch64-macos and in the C++ standard of CMakeLists.txt,
 #   1. compiles and LINKS the whole parent `wmbench` into build/cross-macos/wmbench and checks
-#      with `file` that it is an arm64 Mach-O executable; the core in the batches of 8 that CMake's
-#      unity build makes on a Mac (CMakeLists.txt, WMBENCH_UNITY), and all of it once more as one
-#      file, syntax only, for macOS and for Linux (a file-local name two sources share fails it);
+#      with `file` that it is an arm64 Mach-O executable; the core and the commands in the
+#      batches of 8 that CMake's unity build makes on a Mac (CMakeLists.txt, WMBENCH_UNITY), and
+#      the core once more as one file, syntax only, for macOS and for Linux (a file-local name
+#      two sources share fails it);
 #   2. compiles every other translation unit that builds on macOS with -fsyntax-only: the unit and
 #      integration tests in that standard; wmbench-fill (with device_mps.cpp) and wmbench-bench
 #      against Debian's libtorch 1.13 headers, which libc++ cannot compile as C++20 (ATen/core/List.h
@@ -115,7 +116,7 @@ mapfile -t core_dirs < <(sed -n '/^file(GLOB CORE_SOURCES/,/)$/p' "$root/CMakeLi
 mapfile -t core < <(cd "$root" && for d in "${core_dirs[@]}"; do
   [[ -d "$d" ]] && find "$d" -name '*.cpp'
 done | grep -v '_linux\.cpp$' | LC_ALL=C sort)
-mapfile -t cli < <(cd "$root" && find harness/cli -maxdepth 1 -name '*.cpp' | sort)
+mapfile -t cli < <(cd "$root" && find harness/cli -maxdepth 1 -name '*.cpp' | LC_ALL=C sort)
 mapfile -t fill < <(cd "$root" && find harness/fill harness/fillbase -maxdepth 1 -name '*.cpp' ! -name device_mps.cpp | sort)
 mapfile -t unit < <(cd "$root" && find tests/unit -maxdepth 1 -name '*.cpp' | sort)
 mapfile -t integ < <(cd "$root" && find tests/integration -maxdepth 1 -name '*.cpp' | sort)
@@ -169,34 +170,41 @@ drain() {
 }
 logname() { printf '%s' "$1" | tr '/.' '__'; }
 
-# 1. wmbench: compile, then link. The core 8 sources to a file, in its sorted order, as CMake's
-# unity build compiles wmbench_core (CMakeLists.txt, WMBENCH_UNITY; scripts/check-unity.sh checks
-# that every core source compiles beside every other): a batch generates the code that every file
-# instantiates again (nlohmann::json's, fmt's, std::string's) once. Each batch file includes its
-# sources by their path under harness/ (found through -I harness), so it reads the same in every
-# checkout (ccache hits in CI's fresh clone). Errors still name the source file and line.
-# CMake leaves out of its batches a file with definitions of its own: harness/tools/locate.cpp
-# (its WMBENCH_SOURCE_DIR_DEFAULT), compiled alone here too.
+# 1. wmbench: compile, then link. The core and the commands 8 sources to a file, in their sorted
+# order, as CMake's unity build compiles wmbench_core and wmbench (CMakeLists.txt, WMBENCH_UNITY;
+# step 2 compiles all of the core as one file, so that a file-local name two sources share fails
+# wherever the batches fall): a batch generates the code that every file instantiates again
+# (nlohmann::json's, fmt's, std::string's) once. Each batch file includes its sources by their path
+# under harness/ (found through -I harness), so it reads the same in every checkout (ccache hits in
+# CI's fresh clone). Errors still name the source file and line. CMake leaves out of its batches a
+# file with definitions of its own: harness/tools/locate.cpp (its WMBENCH_SOURCE_DIR_DEFAULT),
+# compiled alone here too.
 unity_batch=8
 alone=harness/tools/locate.cpp
 batched=()
 for s in "${core[@]}"; do [[ "$s" == "$alone" ]] || batched+=("$s"); done
 ((${#batched[@]} == ${#core[@]} - 1)) || die "$alone is not among the core sources"
 mkdir -p "$out/unity"
-say "wmbench: compiling ${#core[@]} core sources ($((${#batched[@]})) in batches of $unity_batch) + ${#cli[@]} sources (C++$std)"
 objs=()
-for ((i = 0; i < ${#batched[@]}; i += unity_batch)); do
-  u="core_unity_$((i / unity_batch))"
-  printf '#include "%s"\n' "${batched[@]:i:unity_batch}" | sed 's|^#include "harness/|#include "|' >"$out/unity/$u.cpp"
-  o="$out/obj/$u.o"; objs+=("$o")
-  spawn "$u" "${common[@]}" -c "$out/unity/$u.cpp" -o "$o"
-done
+batches() {  # batches NAME FLAGS... -- SOURCES...: compiles SOURCES $unity_batch to a file
+  local name="$1" i u o
+  shift
+  local flags=()
+  while [[ "$1" != -- ]]; do flags+=("$1"); shift; done
+  shift
+  local srcs=("$@")
+  for ((i = 0; i < ${#srcs[@]}; i += unity_batch)); do
+    u="${name}_unity_$((i / unity_batch))"
+    printf '#include "%s"\n' "${srcs[@]:i:unity_batch}" | sed 's|^#include "harness/|#include "|' >"$out/unity/$u.cpp"
+    o="$out/obj/$u.o"; objs+=("$o")
+    spawn "$u" "${flags[@]}" -c "$out/unity/$u.cpp" -o "$o"
+  done
+}
+say "wmbench: compiling ${#core[@]} core sources (${#batched[@]} in batches of $unity_batch) and ${#cli[@]} command sources (in batches of $unity_batch) (C++$std)"
+batches core "${common[@]}" -- "${batched[@]}"
 o="$out/obj/$(logname "$alone").o"; objs+=("$o")
 spawn "$(logname "$alone")" "${common[@]}" "${core_defs[@]}" -c "$root/$alone" -o "$o"
-for s in "${cli[@]}"; do
-  o="$out/obj/$(logname "$s").o"; objs+=("$o")
-  spawn "$(logname "$s")" "${common[@]}" -c "$root/$s" -o "$o"
-done
+batches cli "${common[@]}" -- "${cli[@]}"
 drain
 ((failed == 0)) || die "$failed wmbench source(s) did not compile for $target"
 say "wmbench: linking"
@@ -262,5 +270,5 @@ if [[ -n "${CCACHE_STATSLOG:-}" && -f "$CCACHE_STATSLOG" ]]; then
   say "ccache, this run: $(ccache --show-log-stats 2>/dev/null | grep -E '^ *(Hits|Misses):' | tr -s ' ' | paste -sd ';' -)"
 fi
 total=$(( ${#core[@]} + ${#cli[@]} + ${#fill[@]} + 2 + ${#unit[@]} + ${#integ[@]} + ${#bench[@]} ))
-say "ok: wmbench linked for $target; $total sources compiled for $target (the core's in batches of $unity_batch, as CMake's unity build), 0 errors"
+say "ok: wmbench linked for $target; $total sources compiled for $target (the core's and the commands' in batches of $unity_batch, as CMake's unity build), 0 errors"
 say "  (C++$std, except the $(( ${#fill[@]} + 2 + ${#bench[@]} )) that include libtorch 1.13: C++$torch_std there; device_mps.cpp also C++$std with $host_cxx)"

@@ -130,7 +130,7 @@ void explain_parse(benchmark::State& state, const char* text, ErrorKind expected
 
 // ---- guard -----------------------------------------------------------------------------------
 
-constexpr uint64_t kBudget = uint64_t{2} << 30;
+constexpr uint64_t kSwapBudget = uint64_t{2} << 30;
 constexpr uint64_t kSwapStart = uint64_t{1} << 30;
 
 // Reports swap at kSwapStart until `cross_at` (a SteadyClock time), then budget + 1 GiB above it.
@@ -141,7 +141,7 @@ class CrossingProbe final : public MemoryProbe {
     SystemMemory m;
     m.ram_total = uint64_t{24} << 30;
     m.swap_total = uint64_t{8} << 30;
-    m.swap_used = clock_.now() >= cross_at_ ? kSwapStart + kBudget + (uint64_t{1} << 30) : kSwapStart;
+    m.swap_used = clock_.now() >= cross_at_ ? kSwapStart + kSwapBudget + (uint64_t{1} << 30) : kSwapStart;
     m.level = 50;
     return m;
   }
@@ -155,7 +155,7 @@ class CrossingProbe final : public MemoryProbe {
 
 void guard_decision(benchmark::State& state) {
   GuardConfig cfg;
-  cfg.swap_budget = kBudget;
+  cfg.swap_budget = kSwapBudget;
   GuardPolicy policy(cfg, kSwapStart);
   SteadyClock clock;
   CrossingProbe probe(clock, 0.0);  // already crossed

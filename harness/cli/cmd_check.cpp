@@ -29,7 +29,7 @@ int run_check(const std::vector<std::string>& dirs, bool quiet) {
   return code;
 }
 
-Registrar reg{Command{35, [](CLI::App& app, int& exit_code) {
+Registrar reg_check{Command{35, [](CLI::App& app, int& exit_code) {
   auto dirs = std::make_shared<std::vector<std::string>>();
   auto quiet = std::make_shared<bool>(false);
   auto* c = app.add_subcommand("check",

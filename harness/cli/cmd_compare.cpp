@@ -14,7 +14,7 @@ struct CompareArgs {
   bool markdown = false;
 };
 
-wmb::cli::Registrar reg{wmb::cli::Command{60, [](CLI::App& app, int& exit_code) {
+wmb::cli::Registrar reg_compare{wmb::cli::Command{60, [](CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CompareArgs>();
   auto* sub = app.add_subcommand(
       "compare",

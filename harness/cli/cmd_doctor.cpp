@@ -8,7 +8,7 @@
 namespace wmb::cli {
 namespace {
 
-Registrar reg{Command{5, [](CLI::App& app, int& exit_code) {
+Registrar reg_doctor{Command{5, [](CLI::App& app, int& exit_code) {
   auto o = std::make_shared<doctor::DoctorOptions>();
   auto* c = app.add_subcommand("doctor", "Check each assumption wmbench makes about this machine (first thing on a new Mac)");
   c->add_flag("--json", o->json, "One JSON object instead of the table");

@@ -59,7 +59,7 @@ int run_explain(const ExplainArgs& args, bool high_given, bool fraction_given) {
   return parsed.kind == wmb::ErrorKind::Unknown ? wmb::cli::kExitFail : wmb::cli::kExitOk;
 }
 
-const wmb::cli::Registrar reg{wmb::cli::Command{40, [](CLI::App& app, int& exit_code) {
+const wmb::cli::Registrar reg_explain{wmb::cli::Command{40, [](CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ExplainArgs>();
   CLI::App* sub = app.add_subcommand(
       "explain",

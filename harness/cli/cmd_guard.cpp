@@ -51,7 +51,7 @@ int guard_command(const GuardArgs& a) {
   return run_guarded(o, std::cerr);
 }
 
-Registrar reg{Command{20, [](CLI::App& app, int& exit_code) {
+Registrar reg_guard{Command{20, [](CLI::App& app, int& exit_code) {
   auto a = std::make_shared<GuardArgs>();
   auto* c = app.add_subcommand("guard", "Run any command under the swap guard (exit 3 when the guard stopped it)");
   c->add_option("--wait-free", a->wait_free, "Wait until this percent of memory is free before starting")->check(CLI::Range(0.0, 100.0));

@@ -14,7 +14,7 @@ struct HistoryArgs {
   bool markdown = false;
 };
 
-wmb::cli::Registrar reg{wmb::cli::Command{65, [](CLI::App& app, int& exit_code) {
+wmb::cli::Registrar reg_history{wmb::cli::Command{65, [](CLI::App& app, int& exit_code) {
   auto args = std::make_shared<HistoryArgs>();
   auto* sub = app.add_subcommand(
       "history",

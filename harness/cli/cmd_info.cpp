@@ -9,7 +9,7 @@
 namespace wmb::cli {
 namespace {
 
-Registrar reg{Command{70, [](CLI::App& app, int& exit_code) {
+Registrar reg_info{Command{70, [](CLI::App& app, int& exit_code) {
   auto device = std::make_shared<std::string>();
   auto json_out = std::make_shared<bool>(false);
   auto python = std::make_shared<std::string>();

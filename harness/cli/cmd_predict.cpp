@@ -15,7 +15,7 @@ namespace {
 using wmb::inspect::PredictArgs;
 using wmb::inspect::run_predict;
 
-const wmb::cli::Registrar reg{wmb::cli::Command{50, [](CLI::App& app, int& exit_code) {
+const wmb::cli::Registrar reg_predict{wmb::cli::Command{50, [](CLI::App& app, int& exit_code) {
   auto args = std::make_shared<PredictArgs>();
   CLI::App* sub = app.add_subcommand(
       "predict",

@@ -8,7 +8,7 @@
 
 namespace {
 
-wmb::cli::Registrar reg{wmb::cli::Command{68, [](CLI::App& app, int& exit_code) {
+wmb::cli::Registrar reg_publish{wmb::cli::Command{68, [](CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<wmb::publish::PublishOptions>();
   auto no_charts = std::make_shared<bool>(false);
   auto* sub = app.add_subcommand(

@@ -160,7 +160,7 @@ int releases_command(const ReleasesArgs& a) {
   return releases::run_releases(std::move(o), std::cout, std::cerr);
 }
 
-Registrar reg{Command{12, [](CLI::App& app, int& exit_code) {
+Registrar reg_releases{Command{12, [](CLI::App& app, int& exit_code) {
   auto a = std::make_shared<ReleasesArgs>();
   auto* c = app.add_subcommand("releases",
                                "Run one scenario under several torch releases (an environment made and cached per "

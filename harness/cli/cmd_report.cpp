@@ -42,7 +42,7 @@ int run_report(const std::string& dir, bool quiet) {
   }
 }
 
-Registrar reg{Command{30, [](CLI::App& app, int& exit_code) {
+Registrar reg_report{Command{30, [](CLI::App& app, int& exit_code) {
   auto dir = std::make_shared<std::string>();
   auto quiet = std::make_shared<bool>(false);
   auto* c = app.add_subcommand("report", "Rebuild summary.json, table.md and results.csv of a result folder from runs/*.json");

@@ -80,7 +80,7 @@ int run_command(const RunArgs& a) {
   return run_matrix(o, std::cout, std::cerr);
 }
 
-Registrar reg{Command{10, [](CLI::App& app, int& exit_code) {
+Registrar reg_run{Command{10, [](CLI::App& app, int& exit_code) {
   auto a = std::make_shared<RunArgs>();
   auto* c = app.add_subcommand("run", "Run a scenario's matrix: a fresh wmbench-fill per cell, guarded, into a dated result folder");
   c->add_option("scenario", a->scenario, "Scenario file or name in scenarios/ (default: mps-watermark; off a Mac the MPS model in a sandbox)");

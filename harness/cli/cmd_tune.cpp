@@ -92,7 +92,7 @@ int tune_command(const TuneArgs& a) {
   return run_tune(std::move(t), std::cout, std::cerr);
 }
 
-Registrar reg{Command{11, [](CLI::App& app, int& exit_code) {
+Registrar reg_tune{Command{11, [](CLI::App& app, int& exit_code) {
   auto a = std::make_shared<TuneArgs>();
   auto* c = app.add_subcommand("tune", "Find the highest HIGH (= LOW) watermark ratio at which the fill, or your own "
                                        "command, ends cleanly here: bracket, then bisection, each probe a fresh guarded run");

@@ -1,5 +1,6 @@
 // Subcommands register themselves: each cmd_<name>.cpp defines one Command and a static
-// Registrar, so adding a command touches no central list.
+// Registrar named reg_<name>, so adding a command touches no central list. (Unique names: the
+// commands are compiled together, CMakeLists.txt's WMBENCH_UNITY; their --help order is `order`.)
 #pragma once
 
 #include <functional>
