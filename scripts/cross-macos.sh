@@ -112,10 +112,14 @@ tests_defs=(-include "$root/tests/test_paths.h")  # as tests/CMakeLists.txt give
 mapfile -t core_dirs < <(sed -n '/^file(GLOB CORE_SOURCES/,/)$/p' "$root/CMakeLists.txt" |
   grep -o 'harness/[a-z_]*/\*\.cpp' | sed 's|/\*\.cpp||' | sort -u)
 ((${#core_dirs[@]} > 5)) || { echo "cross-macos: could not read CORE_SOURCES from CMakeLists.txt" >&2; exit 1; }
-# In byte order of the path, as CMake sorts a GLOB's files (so the batches below are CMake's).
-mapfile -t core < <(cd "$root" && for d in "${core_dirs[@]}"; do
-  [[ -d "$d" ]] && find "$d" -name '*.cpp'
-done | grep -v '_linux\.cpp$' | LC_ALL=C sort)
+# core_sources OTHER: the core's sources without OTHER's platform files (_linux or _macos), in byte
+# order of the path, as CMake sorts a GLOB's files (so the batches below are CMake's).
+core_sources() {
+  (cd "$root" && for d in "${core_dirs[@]}"; do
+    [[ -d "$d" ]] && find "$d" -name '*.cpp'
+  done | grep -v "_$1\.cpp\$" | LC_ALL=C sort)
+}
+mapfile -t core < <(core_sources linux)
 mapfile -t cli < <(cd "$root" && find harness/cli -maxdepth 1 -name '*.cpp' | LC_ALL=C sort)
 mapfile -t fill < <(cd "$root" && find harness/fill harness/fillbase -maxdepth 1 -name '*.cpp' ! -name device_mps.cpp | sort)
 mapfile -t unit < <(cd "$root" && find tests/unit -maxdepth 1 -name '*.cpp' | sort)
@@ -169,14 +173,19 @@ drain() {
   done
 }
 logname() { printf '%s' "$1" | tr '/.' '__'; }
+# including FILE SOURCES...: writes FILE, which includes each source by its path under harness/
+# (found through -I harness), so that it reads the same in every checkout (ccache hits).
+including() {
+  local file="$1"
+  shift
+  printf '#include "%s"\n' "$@" | sed 's|^#include "harness/|#include "|' >"$file"
+}
 
 # 1. wmbench: compile, then link. The core and the commands 8 sources to a file, in their sorted
 # order, as CMake's unity build compiles wmbench_core and wmbench (CMakeLists.txt, WMBENCH_UNITY;
 # step 2 compiles all of the core as one file, so that a file-local name two sources share fails
 # wherever the batches fall): a batch generates the code that every file instantiates again
-# (nlohmann::json's, fmt's, std::string's) once. Each batch file includes its sources by their path
-# under harness/ (found through -I harness), so it reads the same in every checkout (ccache hits in
-# CI's fresh clone). Errors still name the source file and line. CMake leaves out of its batches a
+# (nlohmann::json's, fmt's, std::string's) once. Errors still name the source file and line. CMake leaves out of its batches a
 # file with definitions of its own: harness/tools/locate.cpp (its WMBENCH_SOURCE_DIR_DEFAULT),
 # compiled alone here too.
 unity_batch=8
@@ -195,7 +204,7 @@ batches() {  # batches NAME FLAGS... -- SOURCES...: compiles SOURCES $unity_batc
   local srcs=("$@")
   for ((i = 0; i < ${#srcs[@]}; i += unity_batch)); do
     u="${name}_unity_$((i / unity_batch))"
-    printf '#include "%s"\n' "${srcs[@]:i:unity_batch}" | sed 's|^#include "harness/|#include "|' >"$out/unity/$u.cpp"
+    including "$out/unity/$u.cpp" "${srcs[@]:i:unity_batch}"
     o="$out/obj/$u.o"; objs+=("$o")
     spawn "$u" "${flags[@]}" -c "$out/unity/$u.cpp" -o "$o"
   done
@@ -233,7 +242,7 @@ done
 # WMBENCH_UNITY on Linux) compiles them 8 at a time, so two file-local helpers of one name in one
 # namespace break the batch they share, and which files share a batch moves as files are added.
 # Here for aarch64-macos (its *_macos.cpp files), below for Linux with the host compiler.
-printf '#include "%s"\n' "${core[@]}" | sed 's|^#include "harness/|#include "|' >"$out/unity/core_all.cpp"
+including "$out/unity/core_all.cpp" "${core[@]}"
 spawn core_all "${common[@]}" "${core_defs[@]}" -fsyntax-only "$out/unity/core_all.cpp"
 drain
 ((failed == 0)) || die "$failed translation unit(s) failed the aarch64-macos syntax check"
@@ -250,10 +259,8 @@ for v in 2.4 2.11; do
 done
 
 # The Linux core (its *_linux.cpp files) as one file, as the macOS one above.
-mapfile -t core_linux < <(cd "$root" && for d in "${core_dirs[@]}"; do
-  [[ -d "$d" ]] && find "$d" -name '*.cpp'
-done | grep -v '_macos\.cpp$' | LC_ALL=C sort)
-printf '#include "%s"\n' "${core_linux[@]}" | sed 's|^#include "harness/|#include "|' >"$out/unity/core_all_linux.cpp"
+mapfile -t core_linux < <(core_sources macos)
+including "$out/unity/core_all_linux.cpp" "${core_linux[@]}"
 "$host_cxx" "-std=c++$std" -Wall -Wextra -I "$root/harness" -I "$out/generated" "${core_defs[@]}" -DWMBENCH_HAVE_FILL=1 \
   -fsyntax-only "$out/unity/core_all_linux.cpp" ||
   die "the Linux core sources do not compile as one file (a file-local name used in two of them?): the unity build needs each to be unique"

@@ -34,14 +34,12 @@ namespace {
 constexpr const char* kReleasesJson = "releases.json";
 constexpr int kSchema = 1;
 
-nlohmann::json opt_size(const std::optional<uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
-
 nlohmann::json run_options_json(const ReleasesOptions& o) {
   const RunnerOptions& r = o.run;
-  return {{"recommended_max_bytes", opt_size(r.recommended_max)},
-          {"model_mac_ram_bytes", opt_size(r.model_mac_ram)},
-          {"model_other_bytes", opt_size(r.model_other)},
-          {"ram_limit_bytes", opt_size(r.ram_limit)},
+  return {{"recommended_max_bytes", json_or_null(r.recommended_max)},
+          {"model_mac_ram_bytes", json_or_null(r.model_mac_ram)},
+          {"model_other_bytes", json_or_null(r.model_other)},
+          {"ram_limit_bytes", json_or_null(r.ram_limit)},
           {"only", r.only},
           {"force", r.force},
           {"allow_env", r.allow_env},

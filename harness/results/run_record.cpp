@@ -5,20 +5,13 @@
 #include "common/guard_signals.h"
 
 #include "common/env_allowlist.h"
+#include "io/files.h"
 #include "io/json_input.h"
 #include "io/utf8.h"
 #include "scenario/scenario.h"
 #include "common/limits.h"
 
 namespace wmb {
-namespace {
-
-template <class T>
-nlohmann::json o(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-}  // namespace
 
 std::string RunRecord::file_stem() const { return fmt::format("{:02d}-{}", index, label); }
 
@@ -33,40 +26,40 @@ nlohmann::json to_json(const RunRecord& r) {
       {"program", r.program},
       {"stopped_by", r.stopped_by},
       {"detail", r.detail},
-      {"error_text", o(r.error_text)},
+      {"error_text", json_or_null(r.error_text)},
       {"error", r.error},
       {"held_bytes", r.held_bytes},
       {"steps", r.steps},
       {"step_bytes", r.step_bytes},
-      {"cap_bytes", o(r.cap_bytes)},
-      {"max_allowed_bytes", o(r.max_allowed_bytes)},
-      {"allocated_bytes", o(r.allocated_bytes)},
-      {"driver_bytes", o(r.driver_bytes)},
-      {"allocator_peak_bytes", o(r.allocator_peak_bytes)},
-      {"recommended_max_bytes", o(r.recommended_max_bytes)},
+      {"cap_bytes", json_or_null(r.cap_bytes)},
+      {"max_allowed_bytes", json_or_null(r.max_allowed_bytes)},
+      {"allocated_bytes", json_or_null(r.allocated_bytes)},
+      {"driver_bytes", json_or_null(r.driver_bytes)},
+      {"allocator_peak_bytes", json_or_null(r.allocator_peak_bytes)},
+      {"recommended_max_bytes", json_or_null(r.recommended_max_bytes)},
       {"swap_before_bytes", r.swap_before_bytes},
       {"swap_after_bytes", r.swap_after_bytes},
       {"swap_peak_bytes", r.swap_peak_bytes},
-      {"swap_end_bytes", o(r.swap_end_bytes)},
-      {"peak_footprint_bytes", o(r.peak_footprint_bytes)},
+      {"swap_end_bytes", json_or_null(r.swap_end_bytes)},
+      {"peak_footprint_bytes", json_or_null(r.peak_footprint_bytes)},
       {"peak_footprint_source", r.peak_footprint_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.peak_footprint_source)},
-      {"sampled_peak_footprint_bytes", o(r.sampled_peak_footprint_bytes)},
+      {"sampled_peak_footprint_bytes", json_or_null(r.sampled_peak_footprint_bytes)},
       {"guard_signal", r.guard_signal.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.guard_signal)},
       {"kernel_event", r.kernel_event.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.kernel_event)},
-      {"peak_sandbox_bytes", o(r.peak_sandbox_bytes)},
+      {"peak_sandbox_bytes", json_or_null(r.peak_sandbox_bytes)},
       {"started_utc", r.started_utc},
       {"ended_utc", r.ended_utc},
       {"duration_s", r.duration_s},
       {"wait_s", r.wait_s},
-      {"stop_latency_s", o(r.stop_latency_s)},
-      {"exit_code", o(r.exit_code)},
-      {"signal", o(r.signal)},
+      {"stop_latency_s", json_or_null(r.stop_latency_s)},
+      {"exit_code", json_or_null(r.exit_code)},
+      {"signal", json_or_null(r.signal)},
       {"trace", r.trace},
       {"torch_version", r.torch_version},
       {"child_env", r.child_env},
       {"stages", r.stages},
       {"warnings", r.warnings},
-      {"memory_fraction", o(r.memory_fraction)},
+      {"memory_fraction", json_or_null(r.memory_fraction)},
   };
 }
 
