@@ -7,7 +7,8 @@
 #      the core once more as one file, syntax only, for macOS and for Linux (a file-local name
 #      two sources share fails it);
 #   2. compiles every other translation unit that builds on macOS with -fsyntax-only: the unit and
-#      integration tests in that standard; wmbench-fill (with device_mps.cpp) and wmbench-bench
+#      integration tests in that standard, in their unity build's batches of 8 (and each suite once
+#      more as one file with the host compiler); wmbench-fill (with device_mps.cpp) and wmbench-bench
 #      against Debian's libtorch 1.13 headers, which libc++ cannot compile as C++20 (ATen/core/List.h
 #      makes libc++'s constexpr std::vector destructor use the still incomplete c10::IValue), so
 #      those in C++17 for aarch64-macos, and device_mps.cpp once more with the host compiler in the
@@ -104,7 +105,7 @@ common=(-target "$target" "-std=c++$std" -g0 -fno-sanitize=undefined -Wall -Wext
 core_defs=("-DWMBENCH_SOURCE_DIR_DEFAULT=\"/usr/local/share/wmbench\"")
 torch=(-isystem /usr/include/torch/csrc/api/include -Wno-unused-parameter)
 torch_std=17  # the newest standard in which libc++ compiles libtorch 1.13's headers (see the top)
-tests_defs=(-include "$root/tests/test_paths.h")  # as tests/CMakeLists.txt gives it to the tests
+tests_defs=(-include "$root/tests/test_paths.h" -I "$root/tests")  # as tests/CMakeLists.txt gives it to the tests (-I: the batches name them under tests/)
 
 # ---- the source lists (as CMake makes them on Apple) -------------------------------------------
 # The core folders are read off CMakeLists.txt's CORE_SOURCES globs, so a folder added there is
@@ -122,8 +123,8 @@ core_sources() {
 mapfile -t core < <(core_sources linux)
 mapfile -t cli < <(cd "$root" && find harness/cli -maxdepth 1 -name '*.cpp' | LC_ALL=C sort)
 mapfile -t fill < <(cd "$root" && find harness/fill harness/fillbase -maxdepth 1 -name '*.cpp' ! -name device_mps.cpp | sort)
-mapfile -t unit < <(cd "$root" && find tests/unit -maxdepth 1 -name '*.cpp' | sort)
-mapfile -t integ < <(cd "$root" && find tests/integration -maxdepth 1 -name '*.cpp' | sort)
+mapfile -t unit < <(cd "$root" && find tests/unit -maxdepth 1 -name '*.cpp' | LC_ALL=C sort)
+mapfile -t integ < <(cd "$root" && find tests/integration -maxdepth 1 -name '*.cpp' | LC_ALL=C sort)
 mapfile -t bench < <(cd "$root" && find harness/bench -maxdepth 1 -name '*.cpp' | sort)
 ((${#core[@]} > 10 && ${#cli[@]} > 3 && ${#fill[@]} > 3 && ${#unit[@]} > 3)) || die "found too few sources under $root/harness"
 
@@ -174,11 +175,12 @@ drain() {
 }
 logname() { printf '%s' "$1" | tr '/.' '__'; }
 # including FILE SOURCES...: writes FILE, which includes each source by its path under harness/
-# (found through -I harness), so that it reads the same in every checkout (ccache hits).
+# (found through -I harness) or tests/ (through -I tests, given where tests are compiled), so that
+# it reads the same in every checkout (ccache hits).
 including() {
   local file="$1"
   shift
-  printf '#include "%s"\n' "$@" | sed 's|^#include "harness/|#include "|' >"$file"
+  printf '#include "%s"\n' "$@" | sed -e 's|^#include "harness/|#include "|' -e 's|^#include "tests/|#include "|' >"$file"
 }
 
 # 1. wmbench: compile, then link. The core and the commands 8 sources to a file, in their sorted
@@ -195,18 +197,23 @@ for s in "${core[@]}"; do [[ "$s" == "$alone" ]] || batched+=("$s"); done
 ((${#batched[@]} == ${#core[@]} - 1)) || die "$alone is not among the core sources"
 mkdir -p "$out/unity"
 objs=()
-batches() {  # batches NAME FLAGS... -- SOURCES...: compiles SOURCES $unity_batch to a file
-  local name="$1" i u o
+batches() {  # batches NAME FLAGS... -- SOURCES...: compiles SOURCES $unity_batch to a file (-c to an
+  local name="$1" i u o  # object in $objs; with -fsyntax-only among FLAGS, syntax only)
   shift
   local flags=()
   while [[ "$1" != -- ]]; do flags+=("$1"); shift; done
   shift
-  local srcs=("$@")
+  local srcs=("$@") syntax_only=0
+  [[ " ${flags[*]} " == *" -fsyntax-only "* ]] && syntax_only=1
   for ((i = 0; i < ${#srcs[@]}; i += unity_batch)); do
     u="${name}_unity_$((i / unity_batch))"
     including "$out/unity/$u.cpp" "${srcs[@]:i:unity_batch}"
-    o="$out/obj/$u.o"; objs+=("$o")
-    spawn "$u" "${flags[@]}" -c "$out/unity/$u.cpp" -o "$o"
+    if ((syntax_only)); then
+      spawn "$u" "${flags[@]}" "$out/unity/$u.cpp"
+    else
+      o="$out/obj/$u.o"; objs+=("$o")
+      spawn "$u" "${flags[@]}" -c "$out/unity/$u.cpp" -o "$o"
+    fi
   done
 }
 say "wmbench: compiling ${#core[@]} core sources (${#batched[@]} in batches of $unity_batch) and ${#cli[@]} command sources (in batches of $unity_batch) (C++$std)"
@@ -232,9 +239,9 @@ for v in 2.4 2.11; do
   spawn "device_mps-torch-$v" "${common[@]}" "-std=c++$torch_std" -isystem "$root/scripts/cross-macos/torch-$v" \
     -isystem "$root/scripts/cross-macos/torch-2x" "${torch[@]}" -fsyntax-only "$root/harness/fill/device_mps.cpp"
 done
-for s in "${unit[@]}" "${integ[@]}"; do
-  spawn "$(logname "$s")" "${common[@]}" "${tests_defs[@]}" -fsyntax-only "$root/$s"
-done
+# The tests in the batches of 8 of their unity build (tests/CMakeLists.txt), as a Mac compiles them.
+batches unit "${common[@]}" "${tests_defs[@]}" -fsyntax-only -- "${unit[@]}"
+batches integration "${common[@]}" "${tests_defs[@]}" -fsyntax-only -- "${integ[@]}"
 for s in "${bench[@]}"; do
   spawn "$(logname "$s")" "${common[@]}" "-std=c++$torch_std" "${torch[@]}" -fsyntax-only "$root/$s"
 done
@@ -265,6 +272,23 @@ including "$out/unity/core_all_linux.cpp" "${core_linux[@]}"
   -fsyntax-only "$out/unity/core_all_linux.cpp" ||
   die "the Linux core sources do not compile as one file (a file-local name used in two of them?): the unity build needs each to be unique"
 
+# The unit tests and the integration tests as one file each, as the core above: each test file keeps
+# its own names in a namespace named after it (tests/CMakeLists.txt), and a name one of them leaves
+# outside it fails here, wherever the batches fall.
+including "$out/unity/tests_unit_all.cpp" "${unit[@]}"
+including "$out/unity/tests_integration_all.cpp" "${integ[@]}"
+pids=()
+for t in unit integration; do
+  "$host_cxx" "-std=c++$std" -Wno-subobject-linkage -I "$root/harness" -I "$out/generated" "${tests_defs[@]}" -DWMBENCH_HAVE_FILL=1 \
+    -fsyntax-only "$out/unity/tests_${t}_all.cpp" &  # -Wno-subobject-linkage: as tests/CMakeLists.txt
+  pids+=($!)
+done
+for i in 0 1; do
+  t=unit; ((i == 0)) || t=integration
+  wait "${pids[$i]}" ||
+    die "the $t tests do not compile as one file (a name outside a test file's own namespace?): the unity build needs each to be its file's own"
+done
+
 # device_mps.cpp against the real 1.13 header must stop at its #error, as intended.
 if "$zig" c++ "${common[@]}" "-std=c++$torch_std" -isystem "$root/scripts/cross-macos/torch-2x" "${torch[@]}" -fsyntax-only \
      "$root/harness/fill/device_mps.cpp" >"$out/log/device_mps-torch-1.13.log" 2>&1; then
@@ -277,5 +301,5 @@ if [[ -n "${CCACHE_STATSLOG:-}" && -f "$CCACHE_STATSLOG" ]]; then
   say "ccache, this run: $(ccache --show-log-stats 2>/dev/null | grep -E '^ *(Hits|Misses):' | tr -s ' ' | paste -sd ';' -)"
 fi
 total=$(( ${#core[@]} + ${#cli[@]} + ${#fill[@]} + 2 + ${#unit[@]} + ${#integ[@]} + ${#bench[@]} ))
-say "ok: wmbench linked for $target; $total sources compiled for $target (the core's and the commands' in batches of $unity_batch, as CMake's unity build), 0 errors"
+say "ok: wmbench linked for $target; $total sources compiled for $target (the core's, the commands' and the tests' in batches of $unity_batch, as CMake's unity build), 0 errors"
 say "  (C++$std, except the $(( ${#fill[@]} + 2 + ${#bench[@]} )) that include libtorch 1.13: C++$torch_std there; device_mps.cpp also C++$std with $host_cxx)"

@@ -16,6 +16,8 @@
 
 #include "cli_util.h"
 
+namespace test_bounds_round2 {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -184,3 +186,5 @@ TEST(BoundsRound2C, OnAFullDiskTheFinishedRunsRecordIsKeptElsewhereAndTheTermina
   EXPECT_EQ(rec["exit_code"], 0);
 #endif
 }
+
+}  // namespace test_bounds_round2

@@ -10,6 +10,8 @@
 
 #include "cli_util.h"
 
+namespace test_chart_batch {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace fs = std::filesystem;
 using wmbt::has;
 
@@ -90,3 +92,5 @@ TEST(ChartBatch, ARunsTwoChartsAreOnePython) {
   ASSERT_EQ(lines.size(), 2u) << wmbt::slurp(log);
   EXPECT_TRUE(has(lines[1], "batch.py") && has(lines[1], "table.py") && has(lines[1], "traces.py")) << lines[1];
 }
+
+}  // namespace test_chart_batch

@@ -16,6 +16,8 @@
 
 #include "cli_util.h"
 
+namespace test_command_child {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -382,3 +384,5 @@ TEST(CommandSwapExclusive, AJobThatAllocatesPastTheSandboxSwapsAndIsStoppedByThe
   EXPECT_GT(run["swap_peak_bytes"].get<uint64_t>(), run["swap_before_bytes"].get<uint64_t>() + (64ull << 20));
   EXPECT_GT(run["peak_footprint_bytes"].get<uint64_t>(), 256ull << 20) << "the grandchild's RSS + swap";
 }
+
+}  // namespace test_command_child

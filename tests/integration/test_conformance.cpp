@@ -47,6 +47,8 @@
 
 extern char** environ;
 
+namespace test_conformance {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace {
 
 using ojson = nlohmann::ordered_json;
@@ -587,3 +589,5 @@ TEST(Conformance, PythonChildRefusesMpsModel) {
 }
 
 }  // namespace
+
+}  // namespace test_conformance

@@ -11,6 +11,8 @@
 #include "doctor/doctor.h"
 #include "probe/probe.h"
 
+namespace test_doctor {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 using wmb::doctor::Verdict;
 
@@ -106,3 +108,5 @@ TEST(Doctor, TheCommandPrintsJsonExitsByTheVerdictAndWritesDoctorJsonOnlyWhereAs
   EXPECT_TRUE(has(table.out, "check") && has(table.out, "expected") && has(table.out, "seen")) << table.out;
   EXPECT_TRUE(has(table.out, "wmbench doctor (")) << table.out;
 }
+
+}  // namespace test_doctor

@@ -27,6 +27,8 @@
 
 extern char** environ;
 
+namespace test_fill_child {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace {
 
 using nlohmann::json;
@@ -343,3 +345,5 @@ TEST(FillChild, OffloadWithoutSizeIsAUsageError) {
 }
 
 }  // namespace
+
+}  // namespace test_fill_child

@@ -20,6 +20,8 @@
 #include "fillbase/child_lines.h"
 #include "fillbase/model_buffers.h"
 
+namespace test_fill_halves {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 namespace fs = std::filesystem;
 
@@ -206,3 +208,5 @@ TEST(FillHalves, AStdExceptionOutOfLibtorchIsExit3AsInPythonAndOneOfWmbenchsOwnI
   r = report_of(42, true);  // not a std::exception at all
   EXPECT_EQ(r.code, 1);
 }
+
+}  // namespace test_fill_halves

@@ -9,6 +9,8 @@
 
 #include "proc_util.h"
 
+namespace test_guard {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -126,3 +128,5 @@ TEST(GuardRealSwapExclusive, StopsACpuFillThatOverrunsItsSandboxBySwapBudget) {
   (void)first;
   (void)max_swap;
 }
+
+}  // namespace test_guard

@@ -19,6 +19,8 @@
 #include "spawn/process.h"
 #include "verdict/classify.h"
 
+namespace test_guard_signals {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -135,3 +137,5 @@ TEST(GuardSignals, TheKernelsPeakOfAFillCoversEverySample) {
   EXPECT_GE(peak, run["sampled_peak_footprint_bytes"].get<uint64_t>());
   EXPECT_GE(peak, 64ull << 20) << "it held the cap";
 }
+
+}  // namespace test_guard_signals

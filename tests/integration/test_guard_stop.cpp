@@ -21,6 +21,8 @@
 #include "spawn/exit_watch.h"
 #include "spawn/process.h"
 
+namespace test_guard_stop {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -187,3 +189,5 @@ TEST(SupervisorStop, AChildsLineWakesTheCheckAtOnce) {
   EXPECT_LT(r.duration, 10.0) << "the line did not wake the check: it waited for the 20 s interval";
   ::close(c.stdout_fd);
 }
+
+}  // namespace test_guard_stop

@@ -21,6 +21,8 @@
 #include "cli_util.h"
 #include "fixture_util.h"
 
+namespace test_hostile_round2 {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -452,3 +454,5 @@ TEST(Round2EExclusive, CtrlZStopsTheGuardedCommandAndContinueResumesIt) {
   EXPECT_NE(resumed, 'T');
   EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
 }
+
+}  // namespace test_hostile_round2

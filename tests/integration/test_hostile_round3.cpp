@@ -13,6 +13,8 @@
 #include "cli_util.h"
 #include "fixture_util.h"
 
+namespace test_hostile_round3 {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -516,3 +518,5 @@ TEST(Hostile3E, UnlistedSomeOtherAllocationsLeaveRoomAboveAndNoneBelowAndTheJson
   const double ratio = j["suggestion"]["ratio"];
   EXPECT_GE(ratio * 37.44, 20.5) << "the suggestion leaves room for a step above the other allocations";
 }
+
+}  // namespace test_hostile_round3

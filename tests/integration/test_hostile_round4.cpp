@@ -15,6 +15,8 @@
 
 #include "cli_util.h"
 
+namespace test_hostile_round4 {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 namespace fs = std::filesystem;
 
@@ -384,3 +386,5 @@ TEST(Hostile4Doubtful, AReleasesRunWithAnUnknownOnlyLabelLeavesNoFolder) {
   EXPECT_TRUE(has(r.err, "nosuch")) << r.err;
   EXPECT_TRUE(tree(t.path + "/out").empty()) << "no releases folder left behind";
 }
+
+}  // namespace test_hostile_round4

@@ -11,6 +11,8 @@
 
 #include "cli_util.h"
 
+namespace test_hostile_run {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -284,3 +286,5 @@ TEST(HostileGuard, TheStopLineSaysWhetherSigkillWasNeeded) {
   EXPECT_EQ(r2.status, 128 + SIGTERM) << r2.err;
   EXPECT_TRUE(has(r2.err, "SIGTERM was enough")) << r2.err;
 }
+
+}  // namespace test_hostile_run

@@ -23,6 +23,8 @@
 #include "proctree/tree_probe.h"
 #endif
 
+namespace test_kernel_files {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace {
 
 using wmb::read_kernel_file;
@@ -100,3 +102,5 @@ TEST(KernelFiles, AStatFileWhoseProcessExitedWhileItWasReadIsNoAnswerNeverAThrow
 #endif
 
 }  // namespace
+
+}  // namespace test_kernel_files

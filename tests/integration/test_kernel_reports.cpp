@@ -18,6 +18,8 @@
 
 #include "cli_util.h"
 
+namespace test_kernel_reports {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -224,3 +226,5 @@ TEST(KernelReports, ASigkillNoReportNamesStaysACrash) {
   EXPECT_EQ(a["stopped_by"], "crash") << a.dump(2);
   EXPECT_TRUE(a["kernel_event"].is_null()) << a.dump(2);
 }
+
+}  // namespace test_kernel_reports

@@ -12,6 +12,8 @@
 
 #include "cli_util.h"
 
+namespace test_memory_fraction {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -160,3 +162,5 @@ TEST(ModelRevisionList, ListsEachRevisionWithItsPr) {
       EXPECT_TRUE(has(r.out, s)) << cmd << ": " << s << "\n" << r.out;
   }
 }
+
+}  // namespace test_memory_fraction

@@ -12,6 +12,8 @@
 
 #include "proc_util.h"
 
+namespace test_model_child {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 using nlohmann::json;
 
@@ -160,3 +162,5 @@ TEST(ModelChild, BadModelFlagsAreUsageErrors) {
 }
 
 }  // namespace
+
+}  // namespace test_model_child

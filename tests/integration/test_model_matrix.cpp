@@ -12,6 +12,8 @@
 
 #include "proc_util.h"
 
+namespace test_model_matrix {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 TEST(ModelMatrixExclusive, MainCommandReproducesTheWriteUpsPatternInASandbox) {
@@ -53,3 +55,5 @@ TEST(ModelMatrixExclusive, MainCommandReproducesTheWriteUpsPatternInASandbox) {
   EXPECT_NE(by["high-0.8-alone"]["error_text"].get<std::string>().find("invalid low watermark ratio 1.4"), std::string::npos);
   EXPECT_NE(slurp(dir + "/table.md").find("This is a model of a Mac"), std::string::npos);
 }
+
+}  // namespace test_model_matrix

@@ -21,6 +21,8 @@
 #include "mpsmodel/watermark.h"
 #include "scenario/scenario.h"
 
+namespace test_model_warnings {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 using nlohmann::json;
 
@@ -238,3 +240,5 @@ TEST(ModelWarningsGrid, HighIsCheckedBeforeLow) {
   EXPECT_EQ(w[0].find("low watermark"), std::string::npos) << w[0];
   EXPECT_EQ(run_model(cell.env).error.value_or(""), "invalid high watermark ratio -0.1");
 }
+
+}  // namespace test_model_warnings

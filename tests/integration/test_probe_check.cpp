@@ -7,6 +7,8 @@
 
 #include "probe/probe.h"
 
+namespace test_probe_check {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 TEST(SamplerProbeCheck, TheCheckReadsWhatTheSampleReadsWithoutTheTraceCounters) {
@@ -21,3 +23,5 @@ TEST(SamplerProbeCheck, TheCheckReadsWhatTheSampleReadsWithoutTheTraceCounters) 
   EXPECT_GT(check.level, 0.0);
   EXPECT_LE(check.level, 100.0);
 }
+
+}  // namespace test_probe_check

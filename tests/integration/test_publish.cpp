@@ -15,6 +15,8 @@
 
 #include "cli_util.h"
 
+namespace test_publish {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 using wmbt::has;
@@ -184,3 +186,5 @@ TEST(Publish, RerunRewritesOnlyWhatChanged) {
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "--base-url"));
 }
+
+}  // namespace test_publish

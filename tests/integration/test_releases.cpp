@@ -15,6 +15,8 @@
 #include "releases/torch_version.h"
 #include "standin_torch.h"
 
+namespace test_releases {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 namespace fs = std::filesystem;
 
@@ -685,3 +687,5 @@ TEST(ReleasesStandIns, PrepareOnlyMakesTheEnvsListEnvsShowsThemAndPruneKeepsWhat
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "it keeps by version, every build of it: give 2.12")) << r.err;
 }
+
+}  // namespace test_releases

@@ -11,6 +11,8 @@
 #include "local_index.h"
 #include "standin_torch.h"
 
+namespace test_releases_index {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 namespace fs = std::filesystem;
 
@@ -399,3 +401,5 @@ TEST(ReleasesIndex, OnTheModelNoEnvIsMadeAndTheIndexSaysTheVersion) {
   EXPECT_TRUE(has(r.err, "2.12.1, 2.12.0, 2.11.0")) << r.err;
   EXPECT_TRUE(b.envs().empty());
 }
+
+}  // namespace test_releases_index

@@ -12,6 +12,8 @@
 #include "cli_util.h"
 #include "standin_torch.h"
 
+namespace test_releases_trust {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 namespace fs = std::filesystem;
 
@@ -210,3 +212,7 @@ TEST(ReleasesCacheTrust, AnEmptyPathEntryNeverFindsUvInTheCurrentFolder) {
   EXPECT_TRUE(has(r.out, "-m venv + pip")) << r.out;
   EXPECT_FALSE(file_exists(mark));
 }
+
+#undef SKIP_UNLESS_ROOT  // this file's own macro: the unity build compiles other test files after it
+
+}  // namespace test_releases_trust

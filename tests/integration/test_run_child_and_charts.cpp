@@ -8,6 +8,8 @@
 
 #include "cli_util.h"
 
+namespace test_run_child_and_charts {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -185,3 +187,5 @@ TEST(HistoryPlot, AFailedChartIsExit3AndTheTablesStillPrint) {
   EXPECT_NE(r.out.find("compression-trap"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("history.py ... failed (exit 4)"), std::string::npos) << r.err;
 }
+
+}  // namespace test_run_child_and_charts

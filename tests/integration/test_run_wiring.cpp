@@ -18,6 +18,8 @@
 
 #include "cli_util.h"
 
+namespace test_run_wiring {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -229,3 +231,5 @@ TEST(CompareChildren, TheCpuMatrixWithBothChildrenIsEqual) {
   if (ma["torch_version"] != mp["torch_version"] && ma["torch_library"] == mp["torch_library"])
     EXPECT_NE(c.out.find("report different version strings"), std::string::npos) << c.out;
 }
+
+}  // namespace test_run_wiring

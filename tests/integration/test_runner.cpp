@@ -11,6 +11,8 @@
 
 #include "cli_util.h"
 
+namespace test_runner {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -300,3 +302,5 @@ TEST_P(RunnerSignal, StopsTheChildAndExits128PlusN) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, RunnerSignal, ::testing::Values(SIGTERM, SIGHUP));
+
+}  // namespace test_runner

@@ -4,6 +4,8 @@
 
 #include "cli_util.h"
 
+namespace test_scenarios {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -77,3 +79,5 @@ TEST(Scenarios, EveryShippedScenarioLoads) {
     EXPECT_EQ(r.status, 0) << name << "\n" << r.out << r.err;
   }
 }
+
+}  // namespace test_scenarios

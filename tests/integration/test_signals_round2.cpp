@@ -26,6 +26,8 @@
 #include "cli_util.h"
 #include "sandbox/sandbox.h"
 
+namespace test_signals_round2 {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -646,3 +648,5 @@ TEST(SignalsRound2, TheTimeoutCountsTheTimeTheRunRanNotTheTimeItWasStopped) {
   const auto rec = the_record(t);
   EXPECT_EQ(rec.value("stopped_by", ""), "finished") << rec.dump(2);
 }
+
+}  // namespace test_signals_round2

@@ -10,6 +10,8 @@
 
 #include "cli_util.h"
 
+namespace test_test_timeouts {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmbt;
 
 namespace {
@@ -122,3 +124,5 @@ TEST(RealMpsExclusive, TheCiMatrixOnThisMacEndsByPyTorchAndConfig) {
     else EXPECT_TRUE(by == "pytorch" || by == "cap") << run.dump(2);
   }
 }
+
+}  // namespace test_test_timeouts

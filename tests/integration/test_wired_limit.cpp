@@ -17,6 +17,8 @@
 
 #include "cli_util.h"
 
+namespace test_wired_limit {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace {
 
 using namespace wmbt;
@@ -199,3 +201,5 @@ TEST(WiredLimitLever, CpuAndHostileValuesAreRefusedBeforeAnyFolder) {
 }
 
 }  // namespace
+
+}  // namespace test_wired_limit

@@ -23,6 +23,8 @@
 #include "scenario/scenario.h"
 #include "unit_util.h"
 
+namespace test_bounds_round2 {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -219,3 +221,5 @@ TEST(BoundsRound2, ARecordNoFolderPlaceTakesGoesToTheTempFolder) {
   EXPECT_EQ(back["held_bytes"], 128 * MiB);
   EXPECT_TRUE(has(rescue_record_text(to_json(sample_run(1, "a"))), "\"held_bytes\":134217728"));
 }
+
+}  // namespace test_bounds_round2

@@ -16,6 +16,8 @@
 #include "check/check.h"
 #include "results/report.h"
 
+namespace test_check {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 namespace fs = std::filesystem;
 
@@ -198,3 +200,5 @@ TEST(Check, ControlCharactersAnywhereInMachineJsonAreNamedByTheirPath) {
   EXPECT_EQ(named, 10u) << p;
   EXPECT_NE(p.find("and 40 more keys or values with control characters"), std::string::npos) << p;
 }
+
+}  // namespace test_check

@@ -20,6 +20,8 @@
 #include "tools/short_command.h"
 #include "../integration/platform_util.h"
 
+namespace test_child_seam {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -339,3 +341,5 @@ TEST(ShortCommand, SaysHowACommandFailed) {
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.failure().find("No such file"), std::string::npos) << r.failure();
 }
+
+}  // namespace test_child_seam

@@ -17,6 +17,8 @@
 #include "verdict/classify.h"
 #include "spawn/process.h"
 
+namespace test_classify_report {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -338,3 +340,5 @@ TEST(Report, SaysTheGuardSignalTheKernelClassAndThePeaksSource) {
   bad["guard_signal"] = "vibes";
   EXPECT_THROW(run_from_json(bad, "runs/01-a.json"), InputError);
 }
+
+}  // namespace test_classify_report

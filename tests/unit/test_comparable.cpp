@@ -16,6 +16,8 @@
 #include "readback/folder_device.h"
 #include "mpsmodel/revision.h"
 
+namespace test_comparable {  // one namespace per test file: the unity build compiles 8 files as one
+
 using nlohmann::json;
 using namespace wmb;
 using namespace wmb::compare;
@@ -300,3 +302,5 @@ TEST(Comparable, AFolderWhoseFilesDisagreeOnItsDeviceIsRefusedNamingBoth) {
   }
   EXPECT_EQ(folder_device(n), "cpu");
 }
+
+}  // namespace test_comparable

@@ -16,6 +16,8 @@
 #include "common/units.h"
 #include "compare/compare.h"
 
+namespace test_compare {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace wmb;
@@ -534,3 +536,5 @@ TEST_F(CompareTest, CommittedFoldersGiveSensibleAnswers) {
     if (p.code != 1) EXPECT_FALSE(contains(r.out, "REGRESSION")) << r.out;
   }
 }
+
+}  // namespace test_compare

@@ -17,6 +17,8 @@
 #include "unit_util.h"
 #include "verdict/diagnostic_reports.h"
 
+namespace test_diagnostic_reports {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 using wmbt_unit::has;
 using wmbt_unit::put;
@@ -389,3 +391,5 @@ TEST(DiagnosticReports, DirsHonourTheEnvironmentOnlyWhenAbsolute) {
   EXPECT_TRUE(diagnostic_report_dirs().empty());
 #endif
 }
+
+}  // namespace test_diagnostic_reports

@@ -4,6 +4,8 @@
 
 #include "doctor/checks.h"
 
+namespace test_doctor {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb::doctor;
 
 TEST(DoctorJudge, SysctlOfTheWrongSizeFailsAndAnAbsentOptionalOneSkips) {
@@ -108,3 +110,5 @@ TEST(DoctorJudge, LinuxFeaturesPassSkipOrFailByTheirText) {
   EXPECT_EQ(judge_psi(std::string("garbage\n"), "").verdict, Verdict::fail);
   EXPECT_EQ(judge_psi(std::nullopt, "ENOENT").verdict, Verdict::skip);
 }
+
+}  // namespace test_doctor

@@ -16,6 +16,8 @@
 
 #include "common/units.h"
 
+namespace test_error_parser {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace {
 
 using wmb::ErrorKind;
@@ -550,3 +552,5 @@ TEST(ErrorParserGarbage, RandomMixturesNeverCrash) {
 }
 
 }  // namespace
+
+}  // namespace test_error_parser

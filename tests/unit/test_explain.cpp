@@ -10,6 +10,8 @@
 #include "errparse/error_parser.h"
 #include "explain/explain.h"
 
+namespace test_explain {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace {
 
 using wmb::ErrorKind;
@@ -142,3 +144,5 @@ TEST(ExplainOther, WatermarkBufferConfCpuUnknown) {
 }
 
 }  // namespace
+
+}  // namespace test_explain

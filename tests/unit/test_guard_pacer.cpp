@@ -10,6 +10,8 @@
 #include "guard/pacer.h"
 #include "guard/policy.h"
 
+namespace test_guard_pacer {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -222,3 +224,5 @@ TEST(GuardPacer, ShrinkingSwapAndOddReadingsStayInsideTheBounds) {
   m.swap_used = 2 * GiB;
   EXPECT_DOUBLE_EQ(p2.next_in(0, m), 0.002);
 }
+
+}  // namespace test_guard_pacer

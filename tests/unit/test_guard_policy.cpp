@@ -6,6 +6,8 @@
 #include "common/units.h"
 #include "guard/policy.h"
 
+namespace test_guard_policy {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -282,3 +284,5 @@ TEST(GuardSignals, AScenarioGuardBlockResolvesAgainstRam) {
   EXPECT_EQ(g.pressure_level, 0);
   EXPECT_EQ(g.compressor_budget, 0u);
 }
+
+}  // namespace test_guard_policy

@@ -13,7 +13,7 @@
 #include "mpsmodel/predict.h"
 #include "mpsmodel/revision.h"
 
-namespace wmb::mpsmodel {
+namespace wmb::mpsmodel::test_heap_model {  // one namespace per test file: the unity build compiles 8 files as one
 namespace {
 
 WatermarkConfig cfg_of(std::map<std::string, std::string> env) { return read_watermark_config_from_map(env); }
@@ -312,4 +312,4 @@ TEST(HeapModelErrparse, HighZeroAndBufferSizeParseBack) {
 }
 
 }  // namespace
-}  // namespace wmb::mpsmodel
+}  // namespace wmb::mpsmodel::test_heap_model

@@ -20,6 +20,8 @@
 
 #include "history/history.h"
 
+namespace test_history {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace wmb::history;
@@ -374,3 +376,5 @@ TEST(History, FoldersOfDifferentDevicesAreSeparateSeriesAndCompareCallsThemNotCo
   EXPECT_NE(out.str().find("note: not comparable: the devices differ (device cpu -> cuda)"), std::string::npos) << out.str();
   EXPECT_EQ(out.str().find("REGRESSION"), std::string::npos) << out.str();
 }
+
+}  // namespace test_history

@@ -25,6 +25,8 @@
 
 #include "unit_util.h"
 
+namespace test_hostile_input {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -412,3 +414,5 @@ TEST(HostileInput, TextCutForShowIsCutBetweenCharacters) {
   }
   EXPECT_NE(make_table_exporter()->render(rep).find("config: " + std::string(76, 'x') + "..."), std::string::npos);
 }
+
+}  // namespace test_hostile_input

@@ -36,6 +36,8 @@
 
 #include "unit_util.h"
 
+namespace test_hostile_round2 {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -344,3 +346,5 @@ TEST(Round2Class, DeviceMpsOffAMacIsRefusedNamingTheFix) {
   EXPECT_NO_THROW(refuse_device_not_here(sc, ""));
 #endif
 }
+
+}  // namespace test_hostile_round2

@@ -3,10 +3,15 @@
 // advice (D). End to end: tests/integration/test_hostile_round3.cpp.
 #include <gtest/gtest.h>
 
+#include "common/limits.h"
+#include "io/terminal_text.h"
 #include "results/report.h"
+#include "results/summary_stream.h"
 #include "tune/tune.h"
 #include "tune/tune_policy.h"
 #include "unit_util.h"
+
+namespace test_hostile_round3 {  // one namespace per test file: the unity build compiles 8 files as one
 
 using namespace wmb;
 using namespace wmbt_unit;
@@ -55,8 +60,6 @@ TEST(Hostile3Tune, UnlistedARecordAtHighZeroIsNoProbeOfTheSearchSoNeverItsAnswer
 
 // ---- D --------------------------------------------------------------------------------------
 
-#include "io/terminal_text.h"
-
 TEST(Hostile3Text, BidirectionalControlsAreEscapedAsControlCharactersAre) {
   EXPECT_EQ(escape_controls("run \xe2\x80\xae" "hs.x"), "run \\u202e" "hs.x");  // the U+202E
   // Every other one (unlisted): U+202A..U+202D, U+2066..U+2069, U+200E/F, U+061C.
@@ -73,9 +76,6 @@ TEST(Hostile3Text, BidirectionalControlsAreEscapedAsControlCharactersAre) {
 }
 
 // ---- C: summary.json as a stream --------------------------------------------------------------
-
-#include "results/summary_stream.h"
-#include "common/limits.h"
 
 TEST(Hostile3Summary, RunsComeOneByOneUnknownKeysAreNamedNotBuilt) {
   std::vector<std::string> labels;
@@ -148,3 +148,5 @@ TEST(Hostile3TuneText, UnlistedNoSafeSettingByTheGuardKeepsTheMemoryAdvice) {
   s.probes[0]["stopped_by"] = "crash";
   EXPECT_TRUE(has(tune_answer_text(s), "not for memory")) << tune_answer_text(s);
 }
+
+}  // namespace test_hostile_round3

@@ -18,6 +18,8 @@
 #include "common/run_error.h"
 #include "unit_util.h"
 
+namespace test_job_child {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -170,3 +172,5 @@ TEST(JobRunFiles, AStderrLogThatCannotBeOpenedLeavesNoOpenFile) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/runs/01-job.stdout.log"));
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace test_job_child

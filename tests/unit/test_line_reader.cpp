@@ -11,6 +11,8 @@
 
 #include "guard/line_reader.h"
 
+namespace test_line_reader {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 TEST(LineReader, JoinsPartialLinesAndDropsEmptyOnes) {
@@ -76,3 +78,5 @@ TEST(LineReader, ALineOverTheBoundIsHandedOnCutAndItsRestSkipped) {
   EXPECT_EQ(got[0], std::make_pair(std::string(16, 'x'), true));
   EXPECT_EQ(got[1], std::make_pair(std::string("{\"ok\":1}"), false));
 }
+
+}  // namespace test_line_reader

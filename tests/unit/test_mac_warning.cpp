@@ -7,6 +7,8 @@
 
 #include "job/mac_warning.h"
 
+namespace test_mac_warning {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -83,3 +85,5 @@ TEST(MacWarning, CountsEveryFillOfReleasesAndTuneNotOneMatrix) {
   EXPECT_NE(mac_fill_warning(t).find("7 cell(s) one after another (up to 7 settings"), std::string::npos);
   EXPECT_EQ(mac_fill_facts(watermark_like(), 16ull << 30).what, "") << "run: one matrix, said as before";
 }
+
+}  // namespace test_mac_warning

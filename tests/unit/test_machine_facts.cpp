@@ -6,6 +6,8 @@
 #include "host/metal_device.h"
 #include "host/platform.h"
 
+namespace test_machine_facts {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 TEST(MachineFacts, PageSizeIsThisMachinesPageSize) {
@@ -90,3 +92,5 @@ TEST(MetalDevice, OnlyTheParavirtualDeviceIsVirtual) {
   EXPECT_FALSE(metal_device_is_virtual("Apple M4 Max"));
   EXPECT_FALSE(metal_device_is_virtual(""));
 }
+
+}  // namespace test_machine_facts

@@ -15,6 +15,8 @@
 #include "mpsmodel/revision.h"
 #include "scenario/scenario.h"
 
+namespace test_memory_fraction {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 using namespace wmb::mpsmodel;
 
@@ -139,3 +141,5 @@ TEST(MemoryFraction, WarningsQuoteThePyTorchErrorOfTheFraction) {
   EXPECT_NE(w[0].find("Allowed range: 0~1"), std::string::npos) << w[0];
   EXPECT_TRUE(warnings_of(R"({"label": "a", "memory_fraction": 0.5})", "cuda").empty());
 }
+
+}  // namespace test_memory_fraction

@@ -8,6 +8,8 @@
 #include "mpsmodel/heap_allocator.h"
 #include "mpsmodel/revision.h"
 
+namespace test_model_revisions {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 using namespace wmb::mpsmodel;
 
@@ -33,3 +35,5 @@ TEST(ModelRevisions, SplitByTheUpstreamChangeEachFollows) {
   const std::string table = revision_table();
   for (const auto& r : revisions()) EXPECT_NE(table.find(r.name), std::string::npos) << table;
 }
+
+}  // namespace test_model_revisions

@@ -16,7 +16,7 @@
 #include "errparse/error_parser.h"
 #endif
 
-namespace wmb::mpsmodel {
+namespace wmb::mpsmodel::test_mps_model {  // one namespace per test file: the unity build compiles 8 files as one
 namespace {
 
 // The write-up's Mac: recommendedMaxWorkingSetSize 37.44 GiB.
@@ -357,4 +357,4 @@ TEST(WatermarkErrparse, InvalidWatermarkParses) {
 #endif
 
 }  // namespace
-}  // namespace wmb::mpsmodel
+}  // namespace wmb::mpsmodel::test_mps_model

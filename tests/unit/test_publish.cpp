@@ -21,6 +21,8 @@
 #include "publish/site_writer.h"
 #include "unit_util.h"
 
+namespace test_publish {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace fs = std::filesystem;
 using namespace wmb::publish;
 using wmbt_unit::has;
@@ -250,3 +252,5 @@ TEST(PublishWriter, TheManifestIsTrustedOnlyForFilesWmbenchRecognisesAsItsOwn) {
   EXPECT_TRUE(has(wmbt_unit::error_of([&] { w.put("folders/x/mine.txt", "ours"); }), "did not write"));
   EXPECT_EQ(wmb::read_file(out + "/folders/x/mine.txt"), "mine\n");
 }
+
+}  // namespace test_publish

@@ -9,6 +9,8 @@
 #include "releases/release_request.h"
 #include "releases/torch_version.h"
 
+namespace test_releases {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb::releases;
 
 TEST(ReleaseVersions, OnlyVersionFormsAreTaken) {
@@ -226,3 +228,5 @@ TEST(ReleaseRevisions, NightliesByDateAndWhatTheTableDoesNotCoverIsSaid) {
   EXPECT_NE(revision_note("2.15.0").find("newer than the last release the table was checked against (2.14)"), std::string::npos)
       << revision_note("2.15.0");
 }
+
+}  // namespace test_releases

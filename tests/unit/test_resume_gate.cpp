@@ -7,6 +7,8 @@
 #include "job/resume_gate.h"
 #include "job/run_input.h"
 
+namespace test_resume_gate {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 TEST(ResumeGate, TheSameValuesPassAndEachDifferingOneIsShownWithHowToNameIt) {
@@ -45,3 +47,5 @@ TEST(ResumeGate, ACommandOfAFolderIsRefusedUnlessNamedByTheFlag) {
             std::string::npos) << why;
   EXPECT_EQ(folder_command_problem(s, "the folder", true, "how"), "");
 }
+
+}  // namespace test_resume_gate

@@ -5,6 +5,8 @@
 
 #include "scenario/scenario.h"
 
+namespace test_scenario {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -214,3 +216,5 @@ TEST(Scenario, GuardSignalErrorsNameKeyValueAndWhatIsAllowed) {
   const std::string e3 = error_of(with(R"("kill_free": 5})", R"("kill_free": 5, "wired_budget": 7})"));
   EXPECT_NE(e3.find("guard.wired_budget"), std::string::npos) << e3;
 }
+
+}  // namespace test_scenario

@@ -8,6 +8,8 @@
 #include "io/files.h"
 #include "guard/supervisor.h"
 
+namespace test_supervisor {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -93,3 +95,5 @@ TEST(Supervisor, AChildThatEndsByItselfIsNotStopped) {
   EXPECT_EQ(r.stopper, Stopper::None);
   EXPECT_EQ(r.status.code, 5);
 }
+
+}  // namespace test_supervisor

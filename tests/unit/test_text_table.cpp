@@ -4,7 +4,7 @@
 
 #include "io/text_table.h"
 
-namespace wmb {
+namespace wmb::test_text_table {  // one namespace per test file: the unity build compiles 8 files as one
 namespace {
 
 TEST(TextTable, PadsToTheWidestCellAndLeavesNoTrailingSpaces) {
@@ -28,4 +28,4 @@ TEST(MarkdownCell, PipesLineBreaksAndBackticksCannotBreakTheTable) {
 }
 
 }  // namespace
-}  // namespace wmb
+}  // namespace wmb::test_text_table

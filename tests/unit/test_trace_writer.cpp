@@ -16,6 +16,8 @@
 #include "trace/trace_writer.h"
 #include "unit_util.h"
 
+namespace test_trace_writer {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -96,3 +98,5 @@ TEST(TraceWriterSync, TheSyncingThreadTakesNoSignal) {
   pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   sigaction(SIGUSR1, &old_sa, nullptr);
 }
+
+}  // namespace test_trace_writer

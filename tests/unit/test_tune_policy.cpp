@@ -8,6 +8,8 @@
 #include "common/units.h"
 #include "tune/tune_policy.h"
 
+namespace test_tune_policy {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 namespace {
@@ -197,3 +199,5 @@ TEST(TunePolicy, RatioText) {
   EXPECT_EQ(ratio_text(1.0), "1.0");
   EXPECT_EQ(ratio_text(0.91250001), "0.913");
 }
+
+}  // namespace test_tune_policy

@@ -5,6 +5,8 @@
 
 #include "common/units.h"
 
+namespace test_units {  // one namespace per test file: the unity build compiles 8 files as one
+
 using namespace wmb;
 
 TEST(Units, ParsesBinarySizes) {
@@ -94,3 +96,5 @@ TEST(Units, SizeCellsForTables) {
   EXPECT_EQ(format_signed_size(-(int64_t{41} << 28)), "-10.25 GiB");
   EXPECT_EQ(format_signed_size(std::numeric_limits<int64_t>::min()), "-8589934592.0 GiB");
 }
+
+}  // namespace test_units

@@ -28,6 +28,8 @@
 #include "scenario/wired_limit.h"
 #include "tune/tune.h"
 
+namespace test_wired_limit {  // one namespace per test file: the unity build compiles 8 files as one
+
 namespace {
 
 using namespace wmb;
@@ -368,3 +370,5 @@ TEST(WiredLimitTune, TheLeverLinesSetRestoreAndSayRebootAndEveryFramework) {
 }
 
 }  // namespace
+
+}  // namespace test_wired_limit
