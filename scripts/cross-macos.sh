@@ -3,7 +3,7 @@
 # (Zig 0.11 from the npm registry), for aarch64-macos and in the C++ standard of CMakeLists.txt,
 #   1. compiles and LINKS the whole parent `wmbench` into build/cross-macos/wmbench and checks
 #      with `file` that it is an arm64 Mach-O executable; the core and the commands in the
-#      batches of 8 that CMake's unity build makes on a Mac (CMakeLists.txt, WMBENCH_UNITY), and
+#      batches of 8 that the unity build makes on a Mac (CMakeLists.txt, wmbench_unity), and
 #      the core once more as one file, syntax only, for macOS and for Linux (a file-local name
 #      two sources share fails it);
 #   2. compiles every other translation unit that builds on macOS with -fsyntax-only: the unit and
@@ -184,11 +184,11 @@ including() {
 }
 
 # 1. wmbench: compile, then link. The core and the commands 8 sources to a file, in their sorted
-# order, as CMake's unity build compiles wmbench_core and wmbench (CMakeLists.txt, WMBENCH_UNITY;
+# order, as the unity build compiles wmbench_core and wmbench (CMakeLists.txt, wmbench_unity;
 # step 2 compiles all of the core as one file, so that a file-local name two sources share fails
 # wherever the batches fall): a batch generates the code that every file instantiates again
-# (nlohmann::json's, fmt's, std::string's) once. Errors still name the source file and line. CMake leaves out of its batches a
-# file with definitions of its own: harness/tools/locate.cpp (its WMBENCH_SOURCE_DIR_DEFAULT),
+# (nlohmann::json's, fmt's, std::string's) once. Errors still name the source file and line. CMakeLists.txt leaves out of its
+# batches a file with definitions of its own: harness/tools/locate.cpp (its WMBENCH_SOURCE_DIR_DEFAULT),
 # compiled alone here too.
 unity_batch=8
 alone=harness/tools/locate.cpp
@@ -301,5 +301,5 @@ if [[ -n "${CCACHE_STATSLOG:-}" && -f "$CCACHE_STATSLOG" ]]; then
   say "ccache, this run: $(ccache --show-log-stats 2>/dev/null | grep -E '^ *(Hits|Misses):' | tr -s ' ' | paste -sd ';' -)"
 fi
 total=$(( ${#core[@]} + ${#cli[@]} + ${#fill[@]} + 2 + ${#unit[@]} + ${#integ[@]} + ${#bench[@]} ))
-say "ok: wmbench linked for $target; $total sources compiled for $target (the core's, the commands' and the tests' in batches of $unity_batch, as CMake's unity build), 0 errors"
+say "ok: wmbench linked for $target; $total sources compiled for $target (the core's, the commands' and the tests' in batches of $unity_batch, as the unity build), 0 errors"
 say "  (C++$std, except the $(( ${#fill[@]} + 2 + ${#bench[@]} )) that include libtorch 1.13: C++$torch_std there; device_mps.cpp also C++$std with $host_cxx)"
