@@ -159,8 +159,9 @@ one() {  # one LOGNAME ARGS...: compiles with zig c++ ARGS, output in $out/log/L
   fi
   if grep -q 'warning:' "$log"; then sed 's/^/    /' "$log"; fi
 }
-spawn() {
-  one "$@" &
+spawn() { in_background one "$@"; }
+in_background() {  # in_background FUNCTION ARGS...: FUNCTION ARGS in the background, $jobs at a time
+  "$@" &
   running=$((running + 1))
   if ((running >= jobs)); then
     wait -n || failed=$((failed + 1))
@@ -254,40 +255,46 @@ spawn core_all "${common[@]}" "${core_defs[@]}" -fsyntax-only "$out/unity/core_a
 drain
 ((failed == 0)) || die "$failed translation unit(s) failed the aarch64-macos syntax check"
 
-# device_mps.cpp in the real standard, with the host's compiler (libstdc++ compiles 1.13's headers
-# as C++20) and the same 2.x stand-ins; -Werror: its code must be clean.
+# Then with the host's compiler, syntax only: each a cache hit where its sources, headers and flags
+# are unchanged (ccache knows the host compiler itself: none of Zig's settings above), $jobs at a time.
 host_cxx="${CXX:-c++}"
-command -v "$host_cxx" >/dev/null 2>&1 || die "no host C++ compiler ($host_cxx) for device_mps.cpp in C++$std"
+command -v "$host_cxx" >/dev/null 2>&1 || die "no host C++ compiler ($host_cxx) for the host's syntax checks"
+hcxx=("$host_cxx")
+[[ "${cxx[0]}" == ccache ]] && hcxx=(env -u CCACHE_COMPILERTYPE -u CCACHE_COMPILERCHECK ccache "$host_cxx")
+host_one() {  # host_one LOGNAME WHY ARGS...: the host compiler on ARGS; WHY is said when it fails
+  local log="$out/log/$1.log" why="$2"
+  shift 2
+  if ! "${hcxx[@]}" "-std=c++$std" -I "$root/harness" -I "$out/generated" -DWMBENCH_HAVE_FILL=1 -fsyntax-only "$@" >"$log" 2>&1; then
+    sed 's/^/    /' "$log" >&2
+    printf 'cross-macos: FAILED: %s\n' "$why" >&2
+    return 1
+  fi
+  if grep -q 'warning:' "$log"; then sed 's/^/    /' "$log"; fi
+}
+host_spawn() { in_background host_one "$@"; }
+# device_mps.cpp in the real standard (libstdc++ compiles 1.13's headers as C++20) and the same 2.x
+# stand-ins; -Werror: its code must be clean.
 for v in 2.4 2.11; do
-  "$host_cxx" "-std=c++$std" -Wall -Wextra -Werror -Wno-unused-parameter -I "$root/harness" -I "$out/generated" \
-    -isystem "$root/scripts/cross-macos/torch-$v" -isystem "$root/scripts/cross-macos/torch-2x" \
-    -isystem /usr/include/torch/csrc/api/include -fsyntax-only "$root/harness/fill/device_mps.cpp" ||
-    die "device_mps.cpp (torch $v stand-ins) is not valid C++$std for $host_cxx"
+  host_spawn "host-device_mps-torch-$v" "device_mps.cpp (torch $v stand-ins) is not valid C++$std for $host_cxx" \
+    -Wall -Wextra -Werror -Wno-unused-parameter -isystem "$root/scripts/cross-macos/torch-$v" \
+    -isystem "$root/scripts/cross-macos/torch-2x" -isystem /usr/include/torch/csrc/api/include "$root/harness/fill/device_mps.cpp"
 done
-
 # The Linux core (its *_linux.cpp files) as one file, as the macOS one above.
 mapfile -t core_linux < <(core_sources macos)
 including "$out/unity/core_all_linux.cpp" "${core_linux[@]}"
-"$host_cxx" "-std=c++$std" -Wall -Wextra -I "$root/harness" -I "$out/generated" "${core_defs[@]}" -DWMBENCH_HAVE_FILL=1 \
-  -fsyntax-only "$out/unity/core_all_linux.cpp" ||
-  die "the Linux core sources do not compile as one file (a file-local name used in two of them?): the unity build needs each to be unique"
-
+host_spawn host-core_all_linux "the Linux core sources do not compile as one file (a file-local name used in two of them?): the unity build needs each to be unique" \
+  -Wall -Wextra "${core_defs[@]}" "$out/unity/core_all_linux.cpp"
 # The unit tests and the integration tests as one file each, as the core above: each test file keeps
 # its own names in a namespace named after it (tests/CMakeLists.txt), and a name one of them leaves
-# outside it fails here, wherever the batches fall.
+# outside it fails here, wherever the batches fall. -Wno-subobject-linkage: as tests/CMakeLists.txt.
 including "$out/unity/tests_unit_all.cpp" "${unit[@]}"
 including "$out/unity/tests_integration_all.cpp" "${integ[@]}"
-pids=()
 for t in unit integration; do
-  "$host_cxx" "-std=c++$std" -Wno-subobject-linkage -I "$root/harness" -I "$out/generated" "${tests_defs[@]}" -DWMBENCH_HAVE_FILL=1 \
-    -fsyntax-only "$out/unity/tests_${t}_all.cpp" &  # -Wno-subobject-linkage: as tests/CMakeLists.txt
-  pids+=($!)
+  host_spawn "host-tests_${t}_all" "the $t tests do not compile as one file (a name outside a test file's own namespace?): the unity build needs each to be its file's own" \
+    -Wno-subobject-linkage "${tests_defs[@]}" "$out/unity/tests_${t}_all.cpp"
 done
-for i in 0 1; do
-  t=unit; ((i == 0)) || t=integration
-  wait "${pids[$i]}" ||
-    die "the $t tests do not compile as one file (a name outside a test file's own namespace?): the unity build needs each to be its file's own"
-done
+drain
+((failed == 0)) || die "$failed of the host compiler's syntax checks failed (above)"
 
 # device_mps.cpp against the real 1.13 header must stop at its #error, as intended.
 if "$zig" c++ "${common[@]}" "-std=c++$torch_std" -isystem "$root/scripts/cross-macos/torch-2x" "${torch[@]}" -fsyntax-only \
