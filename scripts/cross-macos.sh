@@ -149,16 +149,17 @@ fi
 cd "$root"
 failed=0
 running=0
-one() {  # one LOGNAME ARGS...: compiles with zig c++ ARGS, output in $out/log/LOGNAME.log
-  local log="$out/log/$1.log"
-  shift
-  if ! "${cxx[@]}" "$@" >"$log" 2>&1; then
-    printf 'cross-macos: FAILED: zig c++ %s\n' "$*" >&2
+logged() {  # logged LOGNAME WHAT COMMAND...: COMMAND's output in $out/log/LOGNAME.log, shown when it
+  local log="$out/log/$1.log" what="$2"  # warns; when it fails, "FAILED: WHAT" and its output
+  shift 2
+  if ! "$@" >"$log" 2>&1; then
+    printf 'cross-macos: FAILED: %s\n' "$what" >&2
     sed 's/^/    /' "$log" >&2
     return 1
   fi
   if grep -q 'warning:' "$log"; then sed 's/^/    /' "$log"; fi
 }
+one() { logged "$1" "zig c++ ${*:2}" "${cxx[@]}" "${@:2}"; }  # one LOGNAME ARGS...: zig c++ ARGS
 spawn() { in_background one "$@"; }
 in_background() {  # in_background FUNCTION ARGS...: FUNCTION ARGS in the background, $jobs at a time
   "$@" &
@@ -261,15 +262,9 @@ host_cxx="${CXX:-c++}"
 command -v "$host_cxx" >/dev/null 2>&1 || die "no host C++ compiler ($host_cxx) for the host's syntax checks"
 hcxx=("$host_cxx")
 [[ "${cxx[0]}" == ccache ]] && hcxx=(env -u CCACHE_COMPILERTYPE -u CCACHE_COMPILERCHECK ccache "$host_cxx")
-host_one() {  # host_one LOGNAME WHY ARGS...: the host compiler on ARGS; WHY is said when it fails
-  local log="$out/log/$1.log" why="$2"
-  shift 2
-  if ! "${hcxx[@]}" "-std=c++$std" -I "$root/harness" -I "$out/generated" -DWMBENCH_HAVE_FILL=1 -fsyntax-only "$@" >"$log" 2>&1; then
-    sed 's/^/    /' "$log" >&2
-    printf 'cross-macos: FAILED: %s\n' "$why" >&2
-    return 1
-  fi
-  if grep -q 'warning:' "$log"; then sed 's/^/    /' "$log"; fi
+host_one() {  # host_one LOGNAME WHY ARGS...: the host compiler on ARGS, syntax only; WHY is said when it fails
+  logged "$1" "$2" "${hcxx[@]}" "-std=c++$std" -I "$root/harness" -I "$out/generated" -DWMBENCH_HAVE_FILL=1 \
+    -fsyntax-only "${@:3}"
 }
 host_spawn() { in_background host_one "$@"; }
 # device_mps.cpp in the real standard (libstdc++ compiles 1.13's headers as C++20) and the same 2.x

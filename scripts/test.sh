@@ -17,7 +17,7 @@ extra=()
 if [[ "${WMBENCH_SANITIZE:-0}" == 1 ]]; then
   build="${WMBENCH_BUILD_DIR:-$root/build-asan}"
   # -O1 -g1 (line tables, enough for the sanitizers' stack traces), the level ASan's documentation
-  # suggests: under the sanitizers it compiles in half the CPU time of RelWithDebInfo's -O2 -g
+  # suggests: under the sanitizers it compiles in half the CPU time of -O2 -g
   # (GCC 12: harness/check/check.cpp 28.8 s -> 13.6 s; BENCHMARKS.md, "Developer loop").
   extra+=(-DWMBENCH_SANITIZE=ON -DWMBENCH_BUILD_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 fi
