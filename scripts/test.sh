@@ -4,6 +4,8 @@
 # and removes it after (tests that need the machine to themselves are in *Exclusive suites, which
 # ctest runs alone).
 #   bash scripts/test.sh [CTEST_ARG]...     # e.g. -R '^unit\.'
+#   bash scripts/test.sh -LE slow           # the quick loop: all but the tests labelled slow
+#                                           # (tests/CMakeLists.txt says which); CI runs every test
 # WMBENCH_TEST_JOBS: tests run at once (default: the cores + 2; most tests wait on children).
 # WMBENCH_SANITIZE=1: an ASan+UBSan build in build-asan/.
 # On a Mac the Python child's tests and the charts use the set-up's venv python (.venv, or

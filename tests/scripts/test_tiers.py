@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The parts ctest is given each GoogleTest binary in (tests/CMakeLists.txt, wmbench_discover): every
+test the binary has is a ctest test exactly once, none lost between the gtest filters of its parts
+and none run twice; the `slow` label is on the tests of the slow suites, the Exclusive ones, the
+charts and the browser test, and on no other; the Exclusive ones run alone (RUN_SERIAL).
+`bash scripts/test.sh -LE slow` (the developer's quick loop) trusts this.
+
+    python3 tests/scripts/test_tiers.py --build BUILD --slow-suites 'A*.*:B.*' --binary PREFIX=PATH ...
+"""
+import argparse
+import fnmatch
+import json
+import subprocess
+import sys
+import unittest
+
+ARGS = None
+
+
+def gtest_names(binary):
+    """Suite.Test of each test the binary lists (as --gtest_filter names them: a parameterised test
+    keeps its index, Suite/Name.Test/0)."""
+    out = subprocess.run([binary, "--gtest_list_tests"], capture_output=True, text=True, timeout=120, check=True).stdout
+    names, suite = [], None
+    for line in out.splitlines():
+        if not line.strip() or line.startswith("Running main()"):
+            continue
+        if not line.startswith(" "):
+            suite = line.split("#")[0].strip()
+            continue
+        names.append(suite + line.split("#")[0].strip())
+    return names
+
+
+def ctest_tests(build):
+    out = subprocess.run(["ctest", "--show-only=json-v1"], cwd=build, capture_output=True, text=True, timeout=120,
+                         check=True).stdout
+    tests = []
+    for t in json.loads(out)["tests"]:
+        props = {p["name"]: p["value"] for p in t.get("properties", [])}
+        tests.append((t["name"], t.get("command", []), props))
+    return tests
+
+
+def matches(name, patterns):
+    """GoogleTest's filter: '*' and '?' wildcards, ':' between patterns."""
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns.split(":") if p)
+
+
+class Tiers(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tests = ctest_tests(ARGS.build)
+
+    def test_every_gtest_test_is_one_ctest_test(self):
+        for spec in ARGS.binary:
+            prefix, _, binary = spec.partition("=")
+            listed = gtest_names(binary)
+            self.assertGreater(len(listed), 0, binary)
+            filters = [a[len("--gtest_filter="):] for _, cmd, _ in self.tests if cmd and cmd[0] == binary
+                       for a in cmd if a.startswith("--gtest_filter=")]
+            lost = sorted(set(listed) - set(filters))
+            twice = sorted({f for f in filters if filters.count(f) > 1})
+            self.assertEqual(lost, [], f"{prefix}: tests of {binary} that ctest never runs")
+            self.assertEqual(twice, [], f"{prefix}: tests ctest runs more than once")
+            self.assertEqual(sorted(set(filters) - set(listed)), [], f"{prefix}: ctest names tests {binary} has not")
+
+    def test_the_slow_label_is_on_the_slow_tests_only(self):
+        seen_slow = seen_quick = 0
+        for name, cmd, props in self.tests:
+            labels = props.get("LABELS", [])
+            gfilter = next((a[len("--gtest_filter="):] for a in cmd if a.startswith("--gtest_filter=")), None)
+            if gfilter is not None:
+                exclusive = fnmatch.fnmatchcase(gfilter, "*Exclusive.*")
+                slow = exclusive or matches(gfilter, ARGS.slow_suites)
+                self.assertEqual(bool(props.get("RUN_SERIAL")), exclusive, f"{name}: RUN_SERIAL")
+            else:
+                slow = name.startswith("plots.") or name == "browser.site"
+            self.assertEqual("slow" in labels, slow, f"{name}: labels {labels}")
+            seen_slow += slow
+            seen_quick += not slow
+        # Both tiers hold tests: a pattern that matched everything or nothing would show here.
+        self.assertGreater(seen_slow, 0)
+        self.assertGreater(seen_quick, seen_slow)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--slow-suites", required=True)
+    ap.add_argument("--binary", action="append", default=[], help="PREFIX=PATH of a GoogleTest binary")
+    ARGS, rest = ap.parse_known_args()
+    unittest.main(argv=[sys.argv[0]] + rest)
