@@ -167,6 +167,12 @@ TEST(PythonRun, MpsModelUnderThePythonChildIsRefusedBeforeAnyFolder) {
 }
 
 TEST(PythonRun, ATorchTooOldForMpsIsRefusedBeforeAnyFolder) {
+#ifndef __APPLE__
+  // Off a Mac `run` refuses device mps before any child or python is asked (scenario/device_here.cpp,
+  // since issue 22), so this path is reached only on a Mac; here the refusal of an old torch is
+  // unit.PythonChild.ATorchTooOldForMpsIsRefusedWithWhatWasFound's.
+  GTEST_SKIP() << "device mps is refused off a Mac before the Python child's torch is asked";
+#endif
   SKIP_WITHOUT_PYTHON_TORCH();
   const std::string t = tmpdir(), out = t + "/out";
   // Bounded as every test on a real device is (proc_util.h, issue 28): with a torch new enough
@@ -175,8 +181,7 @@ TEST(PythonRun, ATorchTooOldForMpsIsRefusedBeforeAnyFolder) {
                 "8MiB", "--timeout", "30s", "--python", WMBENCH_TORCH_PYTHON, "--out", out},
                opts());
   if (r.err.find("needs torch 2.0") == std::string::npos) {
-    // A torch 2.x with torch.mps (the H200 machine's 2.11): the runs start (and off a Mac end as
-    // usage errors), so there is a folder; not this test's case.
+    // A torch 2.x with torch.mps: the run starts, so there is a folder; not this test's case.
     GTEST_SKIP() << "this python's torch has torch.mps: " << r.err;
   }
   EXPECT_EQ(entries(out), 0u) << "nothing written";
