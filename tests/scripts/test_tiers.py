@@ -8,6 +8,7 @@ charts and the browser test, and on no other; the Exclusive ones run alone (RUN_
     python3 tests/scripts/test_tiers.py --build BUILD --slow-suites 'A*.*:B.*' --binary PREFIX=PATH ...
 """
 import argparse
+import collections
 import fnmatch
 import json
 import subprocess
@@ -33,12 +34,15 @@ def gtest_names(binary):
 
 
 def ctest_tests(build):
+    """(name, program, its --gtest_filter or None, properties) of each ctest test."""
     out = subprocess.run(["ctest", "--show-only=json-v1"], cwd=build, capture_output=True, text=True, timeout=120,
                          check=True).stdout
     tests = []
     for t in json.loads(out)["tests"]:
+        cmd = t.get("command", [])
+        gfilter = next((a[len("--gtest_filter="):] for a in cmd if a.startswith("--gtest_filter=")), None)
         props = {p["name"]: p["value"] for p in t.get("properties", [])}
-        tests.append((t["name"], t.get("command", []), props))
+        tests.append((t["name"], cmd[0] if cmd else "", gfilter, props))
     return tests
 
 
@@ -57,19 +61,18 @@ class Tiers(unittest.TestCase):
             prefix, _, binary = spec.partition("=")
             listed = gtest_names(binary)
             self.assertGreater(len(listed), 0, binary)
-            filters = [a[len("--gtest_filter="):] for _, cmd, _ in self.tests if cmd and cmd[0] == binary
-                       for a in cmd if a.startswith("--gtest_filter=")]
-            lost = sorted(set(listed) - set(filters))
-            twice = sorted({f for f in filters if filters.count(f) > 1})
+            runs = collections.Counter(f for _, program, f, _ in self.tests if program == binary and f is not None)
+            filters = set(runs)
+            lost = sorted(set(listed) - filters)
+            twice = sorted(f for f, n in runs.items() if n > 1)
             self.assertEqual(lost, [], f"{prefix}: tests of {binary} that ctest never runs")
             self.assertEqual(twice, [], f"{prefix}: tests ctest runs more than once")
-            self.assertEqual(sorted(set(filters) - set(listed)), [], f"{prefix}: ctest names tests {binary} has not")
+            self.assertEqual(sorted(filters - set(listed)), [], f"{prefix}: ctest names tests {binary} has not")
 
     def test_the_slow_label_is_on_the_slow_tests_only(self):
         seen_slow = seen_quick = 0
-        for name, cmd, props in self.tests:
+        for name, _, gfilter, props in self.tests:
             labels = props.get("LABELS", [])
-            gfilter = next((a[len("--gtest_filter="):] for a in cmd if a.startswith("--gtest_filter=")), None)
             if gfilter is not None:
                 exclusive = fnmatch.fnmatchcase(gfilter, "*Exclusive.*")
                 slow = exclusive or matches(gfilter, ARGS.slow_suites)
@@ -90,4 +93,7 @@ if __name__ == "__main__":
     ap.add_argument("--slow-suites", required=True)
     ap.add_argument("--binary", action="append", default=[], help="PREFIX=PATH of a GoogleTest binary")
     ARGS, rest = ap.parse_known_args()
+    for spec in ARGS.binary:
+        if not spec.partition("=")[2]:
+            ap.error(f"--binary {spec!r}: allowed is PREFIX=PATH, the path not empty")
     unittest.main(argv=[sys.argv[0]] + rest)
