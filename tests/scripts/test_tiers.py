@@ -5,7 +5,7 @@ and none run twice; the `slow` label is on the tests of the slow suites, the Exc
 charts and the browser test, and on no other; the Exclusive ones run alone (RUN_SERIAL).
 `bash scripts/test.sh -LE slow` (the developer's quick loop) trusts this.
 
-    python3 tests/scripts/test_tiers.py --build BUILD --slow-suites 'A*.*:B.*' --binary PREFIX=PATH ...
+    python3 tests/scripts/test_tiers.py --build BUILD --ctest CTEST --slow-suites 'A*.*:B.*' --binary PREFIX=PATH ...
 """
 import argparse
 import collections
@@ -33,9 +33,9 @@ def gtest_names(binary):
     return names
 
 
-def ctest_tests(build):
+def ctest_tests(ctest, build):
     """(name, program, its --gtest_filter or None, properties) of each ctest test."""
-    out = subprocess.run(["ctest", "--show-only=json-v1"], cwd=build, capture_output=True, text=True, timeout=120,
+    out = subprocess.run([ctest, "--show-only=json-v1"], cwd=build, capture_output=True, text=True, timeout=120,
                          check=True).stdout
     tests = []
     for t in json.loads(out)["tests"]:
@@ -54,7 +54,7 @@ def matches(name, patterns):
 class Tiers(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tests = ctest_tests(ARGS.build)
+        cls.tests = ctest_tests(ARGS.ctest, ARGS.build)
 
     def test_every_gtest_test_is_one_ctest_test(self):
         for spec in ARGS.binary:
@@ -90,6 +90,7 @@ class Tiers(unittest.TestCase):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
+    ap.add_argument("--ctest", required=True, help="the ctest of the build (CMake's CMAKE_CTEST_COMMAND), not PATH's")
     ap.add_argument("--slow-suites", required=True)
     ap.add_argument("--binary", action="append", default=[], help="PREFIX=PATH of a GoogleTest binary")
     ARGS, rest = ap.parse_known_args()
